@@ -1,0 +1,1 @@
+"""Reading run files (tfevents, VisualDL) into the store, incrementally."""
