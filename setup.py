@@ -1,0 +1,77 @@
+"""Packaging: the frontend ships inside the wheel, so no Node.js is needed."""
+
+import os
+import shutil
+
+from setuptools import find_packages, setup
+from setuptools.command.build_py import build_py
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+class BuildWithFrontend(build_py):
+    """Copies frontend/ into the package as tb_multiframework/static/."""
+
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "tb_multiframework", "static")
+        if os.path.isdir(target):
+            shutil.rmtree(target)
+        shutil.copytree(
+            os.path.join(HERE, "frontend"),
+            target,
+            ignore=shutil.ignore_patterns("*.md", "node_modules", "test*"),
+        )
+
+
+def _version():
+    scope = {}
+    with open(os.path.join(HERE, "tb_multiframework", "__init__.py")) as f:
+        exec(f.read(), scope)
+    return scope["__version__"]
+
+
+setup(
+    name="tb-multiframework",
+    version=_version(),
+    description=(
+        "TensorBoard tab comparing PyTorch, TensorFlow/Keras and PaddlePaddle "
+        "runs: aligned axes, matched metrics, difference curves, layouts and "
+        "histogram diffs, with every logged point."
+    ),
+    long_description=(
+        open(os.path.join(HERE, "README.md")).read()
+        if os.path.exists(os.path.join(HERE, "README.md"))
+        else ""
+    ),
+    long_description_content_type="text/markdown",
+    license="Apache-2.0",
+    python_requires=">=3.9",
+    packages=find_packages(
+        include=["tb_multiframework", "tb_multiframework.*"]
+    ),
+    install_requires=[
+        "tensorboard>=2.12",
+        "numpy>=1.22",
+        "protobuf>=3.20",
+        "werkzeug>=1.0.1",
+    ],
+    extras_require={
+        "test": [
+            "pytest>=7",
+            "scipy>=1.9",
+            "playwright>=1.40",
+        ],
+    },
+    entry_points={
+        "tensorboard_plugins": [
+            "tb_multiframework = tb_multiframework.plugin:MultiframeworkLoader",
+        ],
+    },
+    cmdclass={"build_py": BuildWithFrontend},
+    classifiers=[
+        "Programming Language :: Python :: 3",
+        "License :: OSI Approved :: Apache Software License",
+        "Topic :: Scientific/Engineering :: Artificial Intelligence",
+    ],
+)

@@ -1,0 +1,175 @@
+"""The user's config file (`--tbmf_config`): per-run overrides and aliases.
+
+```json
+{
+  "runs": {
+    "paddle_tbx*": {"framework": "paddle"},
+    "ddp/rank_*": {"group": "ddp"},
+    "pytorch_*": {"stepsPerEpoch": 50, "epochOffset": 0}
+  },
+  "metricAliases": [{"pattern": "^my_loss$", "metric": "loss/train"}]
+}
+```
+`runs` maps a glob over run names (`fnmatch`, `*` also crosses `/`) to
+settings; every matching entry applies, later ones winning per key.
+`metricAliases` is handed to `core.metrics` as it is. The file is read again
+when it changes; a bad file is reported and the previous good one kept.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+import json
+import os
+from typing import Any, Mapping
+
+FRAMEWORKS = ("pytorch", "tensorflow", "paddle", "unknown")
+WRITERS = (
+    "torch.utils.tensorboard",
+    "tensorboardX",
+    "keras",
+    "tf.summary",
+    "visualdl",
+)
+_RUN_KEYS: dict[str, type | tuple[type, ...]] = {
+    "framework": str,
+    "writer": str,
+    "group": str,
+    "stepsPerEpoch": (int, float),
+    "epochOffset": (int, float),
+}
+_MAX_CONFIG_BYTES = 1 << 20  # a config file larger than this is refused
+
+
+@dataclasses.dataclass(frozen=True)
+class RunOverride:
+    """Settings for the runs matching `pattern`; None means not set."""
+
+    pattern: str
+    framework: str | None = None
+    writer: str | None = None
+    group: str | None = None
+    steps_per_epoch: float | None = None
+    epoch_offset: float | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class Config:
+    overrides: tuple[RunOverride, ...] = ()
+    metric_aliases: tuple[Mapping[str, Any], ...] = ()
+    path: str = ""
+
+    def for_run(self, run: str) -> RunOverride:
+        """The merged settings of every entry whose glob matches `run`."""
+        merged: dict[str, Any] = {}
+        for override in self.overrides:
+            if fnmatch.fnmatchcase(run, override.pattern):
+                for field in dataclasses.fields(override)[1:]:
+                    value = getattr(override, field.name)
+                    if value is not None:
+                        merged[field.name] = value
+        return RunOverride(pattern=run, **merged)
+
+
+def parse_config(data: Any, *, path: str = "") -> Config:
+    """Validates a decoded config file.
+
+    Raises:
+      ValueError: naming the offending key or value.
+    """
+    if not isinstance(data, dict):
+        raise ValueError("the config must be a JSON object")
+    unknown = set(data) - {"runs", "metricAliases"}
+    if unknown:
+        raise ValueError(f"unknown config keys: {sorted(unknown)}")
+    runs = data.get("runs", {})
+    if not isinstance(runs, dict):
+        raise ValueError("'runs' must be an object of glob -> settings")
+    overrides = tuple(_parse_override(p, s) for p, s in runs.items())
+    aliases = data.get("metricAliases", [])
+    if not isinstance(aliases, list) or not all(
+        isinstance(a, dict) for a in aliases
+    ):
+        raise ValueError("'metricAliases' must be a list of objects")
+    return Config(overrides=overrides, metric_aliases=tuple(aliases), path=path)
+
+
+def _parse_override(pattern: str, settings: Any) -> RunOverride:
+    where = f"runs[{pattern!r}]"
+    if not isinstance(settings, dict):
+        raise ValueError(f"{where} must be an object")
+    for key, value in settings.items():
+        expected = _RUN_KEYS.get(key)
+        if expected is None:
+            raise ValueError(
+                f"{where}: unknown key {key!r} (known: {sorted(_RUN_KEYS)})"
+            )
+        if isinstance(value, bool) or not isinstance(value, expected):
+            raise ValueError(
+                f"{where}.{key}: wrong type {type(value).__name__}"
+            )
+    framework = settings.get("framework")
+    if framework is not None and framework not in FRAMEWORKS:
+        raise ValueError(
+            f"{where}.framework: {framework!r} not in {FRAMEWORKS}"
+        )
+    writer = settings.get("writer")
+    if writer is not None and writer not in WRITERS:
+        raise ValueError(f"{where}.writer: {writer!r} not in {WRITERS}")
+    steps = settings.get("stepsPerEpoch")
+    if steps is not None and not steps > 0:
+        raise ValueError(f"{where}.stepsPerEpoch: {steps} is not positive")
+    return RunOverride(
+        pattern=pattern,
+        framework=framework,
+        writer=writer,
+        group=settings.get("group"),
+        steps_per_epoch=None if steps is None else float(steps),
+        epoch_offset=(
+            None
+            if settings.get("epochOffset") is None
+            else float(settings["epochOffset"])
+        ),
+    )
+
+
+class ConfigFile:
+    """The config file, re-read when its modification time changes."""
+
+    def __init__(self, path: str | None) -> None:
+        self._path = path or ""
+        self._stamp: tuple[float, int] | None = None
+        self.config = Config(path=self._path)
+        self.error = ""
+
+    def refresh(self) -> bool:
+        """Re-reads the file if it changed. Returns True if the config changed."""
+        if not self._path:
+            return False
+        try:
+            stat = os.stat(self._path)
+        except OSError as error:
+            return self._fail(
+                f"cannot read config {self._path}: {error.strerror}"
+            )
+        stamp = (stat.st_mtime, stat.st_size)
+        if stamp == self._stamp:
+            return False
+        self._stamp = stamp
+        if stat.st_size > _MAX_CONFIG_BYTES:
+            return self._fail(f"config {self._path} is larger than 1 MiB")
+        try:
+            with open(self._path, encoding="utf-8") as handle:
+                config = parse_config(json.load(handle), path=self._path)
+        except (OSError, ValueError) as error:
+            return self._fail(f"config {self._path} not used: {error}")
+        self.error = ""
+        changed = config != self.config
+        self.config = config
+        return changed
+
+    def _fail(self, message: str) -> bool:
+        changed = message != self.error
+        self.error = message
+        return changed

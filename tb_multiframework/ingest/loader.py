@@ -1,0 +1,345 @@
+"""Finding runs under a logdir and reading their files into the store.
+
+Each file keeps its offset: a reload reads only bytes that arrived since, and
+bytes of a record not yet complete stay pending until it is. Problems with a
+file become warnings on its run; they never stop the other files.
+
+Local files are read with the OS directly; remote logdirs (`gs://`, `s3://`,
+...) through TensorBoard's gfile layer, so they work where TensorBoard's do.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import posixpath
+import threading
+import time
+from typing import Any, Callable, Iterator
+
+from tb_multiframework.config import Config
+from tb_multiframework.ingest import detect, tfevents, tfrecord, visualdl
+from tb_multiframework.ingest.decoded import DecodedChunk
+from tb_multiframework.store import RunMeta, Store
+
+logger = logging.getLogger(__name__)
+
+_READ_BYTES = 32 << 20  # bytes read from a file at once
+_MAX_WARNINGS = 20  # per file; more are counted, not listed
+_SKIPPED_DIRS = (".tb_multiframework",)
+
+
+def file_format(name: str) -> str | None:
+    """ "tfevents", "visualdl" or None for a file name."""
+    if "tfevents" in name:
+        return "tfevents"
+    if name.startswith("vdlrecords.") and ".log" in name:
+        return "visualdl"
+    return None
+
+
+def _is_remote(path: str) -> bool:
+    return "://" in path and not path.startswith("file://")
+
+
+def _local(path: str) -> str:
+    return path[len("file://") :] if path.startswith("file://") else path
+
+
+def _gfile() -> Any:
+    from tensorboard.compat import tf  # noqa: PLC0415 - heavy, remote only
+
+    return tf.io.gfile
+
+
+class _FileState:
+    def __init__(self, path: str, name: str, fmt: str) -> None:
+        self.path = path
+        self.name = name
+        self.format = fmt
+        self.offset = 0  # bytes of the file consumed into records
+        self.pending = b""  # bytes read past `offset`, not yet a record
+        self.problems: list[str] = []
+        self.dropped_problems = 0
+        self.remote_handle: Any = None
+
+    def note(self, problem: str) -> None:
+        if len(self.problems) < _MAX_WARNINGS:
+            self.problems.append(problem)
+        else:
+            self.dropped_problems += 1
+
+    def warnings(self) -> list[str]:
+        out = [f"{self.name}: {problem}" for problem in self.problems]
+        if self.dropped_problems:
+            out.append(f"{self.name}: {self.dropped_problems} more problems")
+        if self.pending:
+            out.append(
+                f"{self.name}: ends with an incomplete record "
+                f"({len(self.pending)} bytes; still being written, or the "
+                "writer stopped); it is read once complete"
+            )
+        return out
+
+    def read_new(self) -> Iterator[bytes]:
+        """Yields the bytes that arrived since the last read, in pieces."""
+        if _is_remote(self.path):
+            if self.remote_handle is None:
+                self.remote_handle = _gfile().GFile(self.path, "rb")
+            while True:
+                data = self.remote_handle.read(_READ_BYTES)
+                if not data:
+                    return
+                yield data
+        with open(_local(self.path), "rb") as handle:
+            handle.seek(self.offset + len(self.pending))
+            while True:
+                data = handle.read(_READ_BYTES)
+                if not data:
+                    return
+                yield data
+
+
+class _RunState:
+    def __init__(self, run: str) -> None:
+        self.run = run
+        self.files: dict[str, _FileState] = {}
+        self.tags: set[str] = set()
+        self.other_tags: dict[str, set[str]] = {}
+        self.display_names: dict[str, str] = {}
+        self.plugins = tfevents.TagPlugins()
+        self.run_display_name = ""
+
+    @property
+    def format(self) -> str:
+        formats = {state.format for state in self.files.values()}
+        return "visualdl" if formats == {"visualdl"} else "tfevents"
+
+
+@dataclasses.dataclass(frozen=True)
+class ReloadStats:
+    seconds: float
+    bytes_read: int
+    records: int
+    runs: int
+
+
+class Loader:
+    """Reads every run under `logdir` into `store`, incrementally.
+
+    Args:
+      logdir: the directory TensorBoard was given.
+      store: where the data goes.
+      config: returns the current user config (overrides).
+    """
+
+    def __init__(
+        self, logdir: str, store: Store, *, config: Callable[[], Config]
+    ) -> None:
+        self._logdir = logdir.rstrip("/") or "/"
+        self._store = store
+        self._config = config
+        self._runs: dict[str, _RunState] = {}
+        self._lock = threading.Lock()  # one reload at a time
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.loaded_once = threading.Event()
+        self.last_stats: ReloadStats | None = None
+        self.last_error = ""
+
+    def start(self, interval: float) -> None:
+        """Loads in a background thread, then every `interval` seconds.
+
+        With `interval` <= 0 the logdir is loaded once, as TensorBoard does
+        with `--reload_interval 0`.
+        """
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(
+            target=self._run_forever,
+            args=(interval,),
+            name="tb_multiframework-loader",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run_forever(self, interval: float) -> None:
+        while not self._stop.is_set():
+            try:
+                self.reload()
+                self.last_error = ""
+            except Exception as error:  # noqa: BLE001 - keep the thread alive
+                # A bug while reading must not end reloading for good; it is
+                # logged and shown in the catalog.
+                logger.exception("tb_multiframework: reload failed")
+                self.last_error = f"reload failed: {error!r}"
+            finally:
+                self.loaded_once.set()
+            if interval <= 0:
+                return
+            self._stop.wait(interval)
+
+    def reload(self) -> ReloadStats:
+        """Discovers new runs and files and reads every new byte."""
+        with self._lock:
+            started = time.monotonic()
+            bytes_read = records = 0
+            for run, name, path, fmt in self._discover():
+                state = self._runs.get(run)
+                if state is None:
+                    state = self._runs[run] = _RunState(run)
+                if name not in state.files:
+                    state.files[name] = _FileState(path, name, fmt)
+            for state in self._runs.values():
+                if not self._store.has_run(state.run):
+                    self._store.set_meta(self._meta(state))
+                for file_state in sorted(
+                    state.files.values(), key=lambda f: f.name
+                ):
+                    read, count = self._read_file(state, file_state)
+                    bytes_read += read
+                    records += count
+            for state in self._runs.values():
+                self._store.set_meta(self._meta(state))
+            self._store.compact()
+            stats = ReloadStats(
+                seconds=time.monotonic() - started,
+                bytes_read=bytes_read,
+                records=records,
+                runs=len(self._runs),
+            )
+            self.last_stats = stats
+            return stats
+
+    def _discover(self) -> Iterator[tuple[str, str, str, str]]:
+        """(run, file name, path, format) of every log file under the logdir."""
+        if _is_remote(self._logdir):
+            walk: Iterator[tuple[str, list[str], list[str]]] = _gfile().walk(
+                self._logdir
+            )
+        else:
+            walk = os.walk(_local(self._logdir))
+        root = _local(self._logdir)
+        for directory, subdirs, names in walk:
+            subdirs[:] = sorted(d for d in subdirs if d not in _SKIPPED_DIRS)
+            relative = posixpath.relpath(
+                _local(directory).replace(os.sep, "/"),
+                root.replace(os.sep, "/"),
+            )
+            for name in sorted(names):
+                fmt = file_format(name)
+                if fmt is not None:
+                    yield relative, name, posixpath.join(directory, name), fmt
+
+    def _read_file(
+        self, state: _RunState, file_state: _FileState
+    ) -> tuple[int, int]:
+        """Reads what arrived in one file; returns (bytes, records)."""
+        bytes_read = records = 0
+        try:
+            for data in file_state.read_new():
+                bytes_read += len(data)
+                records += self._consume(
+                    state, file_state, file_state.pending + data
+                )
+        except OSError as error:
+            file_state.note(f"cannot read: {error.strerror or error}")
+        return bytes_read, records
+
+    def _consume(
+        self, state: _RunState, file_state: _FileState, buf: bytes
+    ) -> int:
+        """Frames and decodes `buf`; keeps what is not yet a whole record."""
+        if file_state.format == "visualdl":
+            starts, lengths, consumed, problems = visualdl.frame_records(
+                buf, file_offset=file_state.offset
+            )
+            chunk = visualdl.decode_records(buf, starts, lengths)
+        else:
+            framing = tfrecord.frame_records(buf, file_offset=file_state.offset)
+            starts, lengths = framing.starts, framing.lengths
+            consumed, problems = framing.consumed, list(framing.problems)
+            chunk = tfevents.decode_records(buf, starts, lengths, state.plugins)
+        for problem in [*problems, *chunk.problems]:
+            file_state.note(problem)
+        file_state.offset += consumed
+        file_state.pending = buf[consumed:]
+        self._store_chunk(state, chunk)
+        return len(starts)
+
+    def _store_chunk(self, state: _RunState, chunk: DecodedChunk) -> None:
+        run = state.run
+        for tag, indices in chunk.scalar_groups():
+            self._store.append_scalars(
+                run,
+                tag,
+                chunk.steps[indices],
+                chunk.wall_times[indices],
+                chunk.values[indices],
+            )
+            state.tags.add(tag)
+        for tag, items in chunk.histograms.items():
+            self._store.append_histograms(
+                run,
+                tag,
+                [h.step for h in items],
+                [h.wall_time for h in items],
+                [h.edges for h in items],
+                [h.counts for h in items],
+            )
+            state.tags.add(tag)
+        for step, layout in chunk.layouts:
+            self._store.add_layout(run, step, layout)
+        for kind, tags in chunk.other_tags.items():
+            state.other_tags.setdefault(kind, set()).update(tags)
+            state.tags.update(tags)
+        state.display_names.update(chunk.display_names)
+        if chunk.run_display_name:
+            state.run_display_name = chunk.run_display_name
+
+    def _meta(self, state: _RunState) -> RunMeta:
+        detection = detect.detect_run(
+            state.run,
+            format=state.format,
+            file_names=state.files,
+            tags=state.tags,
+        )
+        framework, writer, group = (
+            detection.framework,
+            detection.writer,
+            detection.group,
+        )
+        evidence = list(detection.evidence)
+        config = self._config()
+        override = config.for_run(state.run)
+        for key, value in (
+            ("framework", override.framework),
+            ("writer", override.writer),
+            ("group", override.group),
+        ):
+            if value is not None:
+                evidence.append(
+                    f"{key} set to {value!r} by {config.path or 'config'}"
+                )
+        warnings: list[str] = []
+        for file_state in sorted(state.files.values(), key=lambda f: f.name):
+            warnings.extend(file_state.warnings())
+        return RunMeta(
+            run=state.run,
+            group=override.group or group,
+            framework=override.framework or framework,
+            writer=override.writer or writer,
+            format=state.format,
+            evidence=tuple(evidence),
+            files=tuple(sorted(state.files)),
+            warnings=tuple(warnings),
+            other_tags={
+                k: tuple(sorted(v)) for k, v in state.other_tags.items()
+            },
+            display_names=dict(state.display_names),
+            display_name=state.run_display_name,
+        )

@@ -1,0 +1,177 @@
+"""TFRecord framing: cut a byte buffer into checked records.
+
+A record is `uint64 length | masked crc32c(length) | payload | masked
+crc32c(payload)`, all little-endian. A buffer is what has been read of a file
+so far; its end may cut a record (a writer still writing, or a crash). Such a
+torn tail is left *pending*: the caller keeps those bytes and frames them again
+once more data arrives. Corrupt bytes (a checksum that does not match) are
+skipped up to the next position where a valid record starts, and reported.
+"""
+
+from __future__ import annotations
+
+import array
+import dataclasses
+import struct
+
+import numpy as np
+
+from tb_multiframework.ingest.crc32c import masked_crc32c, masked_crc32c_many
+
+_HEADER = 12  # bytes: uint64 length + uint32 crc
+_FOOTER = 4  # bytes: uint32 crc of the payload
+_LENGTH = struct.Struct("<Q")
+_CRC = struct.Struct("<I")
+
+
+@dataclasses.dataclass(frozen=True)
+class Framing:
+    """Records found in a buffer.
+
+    Attributes:
+      starts: int64 offsets of the payloads in the buffer.
+      lengths: int64 payload lengths.
+      consumed: bytes at the front of the buffer that are done with (whole
+        records and skipped corrupt bytes); the rest is pending.
+      problems: human-readable descriptions of corrupt regions skipped.
+    """
+
+    starts: np.ndarray
+    lengths: np.ndarray
+    consumed: int
+    problems: tuple[str, ...]
+
+
+def frame_records(buf: bytes, *, file_offset: int = 0) -> Framing:
+    """Cuts `buf` into records, checking both checksums of each.
+
+    Args:
+      buf: bytes read from a file, starting at a record boundary.
+      file_offset: position of `buf` in its file, for messages.
+
+    Returns:
+      The records, how much of `buf` is consumed, and any corruption found.
+    """
+    array = np.frombuffer(buf, dtype=np.uint8)
+    starts_parts: list[np.ndarray] = []
+    lengths_parts: list[np.ndarray] = []
+    problems: list[str] = []
+    pos = 0
+    while True:
+        starts, lengths, stop = _scan(buf, pos)
+        bad = _first_bad_record(array, buf, starts, lengths)
+        if bad is None:
+            starts_parts.append(starts)
+            lengths_parts.append(lengths)
+            if stop + _HEADER <= len(buf) and not _header_ok(buf, stop):
+                bad_at = stop  # the tail's header is garbage, not torn
+            else:
+                consumed = stop
+                break
+        else:
+            starts_parts.append(starts[:bad])
+            lengths_parts.append(lengths[:bad])
+            bad_at = int(starts[bad]) - _HEADER
+        resume = _resync(array, buf, bad_at + 1)
+        if resume is None:
+            # Nothing valid after the damage yet; keep the last bytes in case
+            # a valid record starts among them once the file grows.
+            consumed = max(bad_at + 1, len(buf) - _HEADER + 1)
+            problems.append(
+                f"corrupt data from byte {file_offset + bad_at} to the end "
+                f"of what was read ({consumed - bad_at} bytes skipped)"
+            )
+            break
+        problems.append(
+            f"corrupt data at bytes {file_offset + bad_at}-"
+            f"{file_offset + resume} ({resume - bad_at} bytes skipped)"
+        )
+        pos = resume
+    return Framing(
+        starts=np.concatenate(starts_parts),
+        lengths=np.concatenate(lengths_parts),
+        consumed=consumed,
+        problems=tuple(problems),
+    )
+
+
+def _scan(buf: bytes, pos: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """Follows length fields from `pos` while whole records fit in `buf`.
+
+    The hottest Python loop of ingest: it keeps only each record's start (in
+    an int64 array, not a list of Python ints); lengths follow from them.
+    """
+    unpack = _LENGTH.unpack_from
+    size = len(buf)
+    headers = array.array("q")
+    append = headers.append
+    overhead = _HEADER + _FOOTER
+    while pos + _HEADER <= size:
+        (length,) = unpack(buf, pos)
+        end = pos + length + overhead
+        if end > size:
+            break
+        append(pos)
+        pos = end
+    starts = np.frombuffer(headers, dtype=np.int64) + _HEADER
+    lengths = np.diff(starts, append=pos + _HEADER) - overhead
+    return starts, lengths, pos
+
+
+def _header_ok(buf: bytes, pos: int) -> bool:
+    (stored,) = _CRC.unpack_from(buf, pos + 8)
+    return masked_crc32c(buf[pos : pos + 8]) == stored
+
+
+def _stored_crcs(array: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """uint32 little-endian values at `offsets`."""
+    pieces = array[offsets[:, None] + np.arange(4)].astype(np.uint32)
+    return (
+        pieces[:, 0]
+        | (pieces[:, 1] << 8)
+        | (pieces[:, 2] << 16)
+        | (pieces[:, 3] << 24)
+    )
+
+
+def _first_bad_record(
+    array: np.ndarray, buf: bytes, starts: np.ndarray, lengths: np.ndarray
+) -> int | None:
+    """Index of the first record whose header or payload checksum fails."""
+    if len(starts) == 0:
+        return None
+    headers = starts - _HEADER
+    header_ok = masked_crc32c_many(
+        array, headers, np.full(len(starts), 8, dtype=np.int64)
+    ) == _stored_crcs(array, headers + 8)
+    payload_ok = masked_crc32c_many(array, starts, lengths) == _stored_crcs(
+        array, starts + lengths
+    )
+    bad = np.flatnonzero(~(header_ok & payload_ok))
+    return int(bad[0]) if len(bad) else None
+
+
+_RESYNC_WINDOW = 1 << 20  # bytes searched for a valid header per step
+
+
+def _resync(array: np.ndarray, buf: bytes, start: int) -> int | None:
+    """First position at or after `start` where a whole valid record starts."""
+    size = len(buf)
+    lo = start
+    while lo + _HEADER <= size:
+        hi = min(lo + _RESYNC_WINDOW, size - _HEADER + 1)
+        candidates = np.arange(lo, hi, dtype=np.int64)
+        ok = masked_crc32c_many(
+            array, candidates, np.full(len(candidates), 8, dtype=np.int64)
+        ) == _stored_crcs(array, candidates + 8)
+        for pos in np.flatnonzero(ok) + lo:
+            (length,) = _LENGTH.unpack_from(buf, int(pos))
+            end = int(pos) + _HEADER + length + _FOOTER
+            if end > size:
+                return int(pos)  # valid header of a record still arriving
+            payload = buf[int(pos) + _HEADER : end - _FOOTER]
+            (stored,) = _CRC.unpack_from(buf, end - _FOOTER)
+            if masked_crc32c(payload) == stored:
+                return int(pos)
+        lo = hi
+    return None
