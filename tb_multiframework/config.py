@@ -13,7 +13,9 @@
 `runs` maps a glob over run names (`fnmatch`, `*` also crosses `/`) to
 settings; every matching entry applies, later ones winning per key.
 `metricAliases` is handed to `core.metrics` as it is. The file is read again
-when it changes; a bad file is reported and the previous good one kept.
+when it changes; a bad file is reported and the previous good one kept. The
+file is given with `--tbmf_config`; without the flag, a logdir may carry its
+own at `<logdir>/.tb_multiframework/config.json`.
 """
 
 from __future__ import annotations
@@ -134,11 +136,24 @@ def _parse_override(pattern: str, settings: Any) -> RunOverride:
     )
 
 
-class ConfigFile:
-    """The config file, re-read when its modification time changes."""
+def default_config_path(logdir: str) -> str:
+    """Where a logdir may carry its own config: `.tb_multiframework/config.json`."""
+    if not logdir or "://" in logdir:
+        return ""
+    return os.path.join(logdir, ".tb_multiframework", "config.json")
 
-    def __init__(self, path: str | None) -> None:
+
+class ConfigFile:
+    """The config file, re-read when its modification time changes.
+
+    Args:
+      path: the file, or None/"" for none.
+      optional: whether a missing file is fine (the logdir's default file).
+    """
+
+    def __init__(self, path: str | None, *, optional: bool = False) -> None:
         self._path = path or ""
+        self._optional = optional
         self._stamp: tuple[float, int] | None = None
         self.config = Config(path=self._path)
         self.error = ""
@@ -149,6 +164,13 @@ class ConfigFile:
             return False
         try:
             stat = os.stat(self._path)
+        except FileNotFoundError:
+            if self._optional:
+                changed = self._stamp is not None or bool(self.error)
+                self._stamp, self.error = None, ""
+                self.config = Config(path=self._path)
+                return changed
+            return self._fail(f"config {self._path} does not exist")
         except OSError as error:
             return self._fail(
                 f"cannot read config {self._path}: {error.strerror}"

@@ -18,7 +18,7 @@ from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
 from tb_multiframework import api
-from tb_multiframework.config import ConfigFile
+from tb_multiframework.config import ConfigFile, default_config_path
 from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.store import Store
 

@@ -39,8 +39,13 @@ _VALUE = 0x0A  # Summary.value 1: message
 _TAG = 0x0A  # Value.tag 1: string
 _SIMPLE_VALUE = 0x15  # Value.simple_value 2: float
 _TENSOR = 0x42  # Value.tensor 8: message
-# A TF2 scalar tensor: dtype DT_FLOAT, empty shape, one float_val (packed).
-_TF2_FLOAT_SCALAR = bytes([0x08, 0x01, 0x12, 0x00, 0x2A, 0x04])
+_METADATA = 0x4A  # Value.metadata 9: message
+# A float32 scalar tensor: dtype DT_FLOAT, empty shape, then 4 bytes held in
+# tensor_content (TF2's writer) or in one packed float_val.
+_TF2_FLOAT_CONTENT = bytes([0x08, 0x01, 0x12, 0x00, 0x22, 0x04])
+_TF2_FLOAT_VAL = bytes([0x08, 0x01, 0x12, 0x00, 0x2A, 0x04])
+# Metadata naming only the scalars plugin: plugin_data { plugin_name }.
+_SCALARS_METADATA = bytes([0x4A, 0x0B, 0x0A, 0x09, 0x0A, 0x07]) + b"scalars"
 
 
 class TagPlugins:
@@ -149,10 +154,11 @@ def _match_tf2_scalars(
     plugins: TagPlugins,
     columns: ScalarColumns,
 ) -> np.ndarray:
-    """Events with one float32 scalar tensor and no metadata.
+    """Events with one float32 scalar tensor; returns the matches.
 
-    TF2 writes the tag's plugin only on its first event, which the protobuf
-    path decodes; only tags already known as scalars are accepted here.
+    TF2 writes `tensor_content` and repeats the plugin metadata on every
+    event; other writers may use `float_val` and name the plugin once. Without
+    metadata only tags already known as scalars are accepted.
     """
     m = Matcher(array, starts[todo], lengths[todo])
     wall, step = _match_event_header(m)
@@ -166,14 +172,18 @@ def _match_tf2_scalars(
     tag_start = m.pos.copy()
     m.skip(tag_length)
     m.expect(_TENSOR)
-    tensor_length = m.short_length()
-    m.ok &= tensor_length == len(_TF2_FLOAT_SCALAR) + 4
-    for byte in _TF2_FLOAT_SCALAR:
-        m.expect(byte)
+    m.ok &= m.short_length() == len(_TF2_FLOAT_CONTENT) + 4
+    m.ok &= m.matches(_TF2_FLOAT_CONTENT) | m.matches(_TF2_FLOAT_VAL)
+    m.skip(np.full(len(todo), len(_TF2_FLOAT_CONTENT), dtype=np.int64))
     value = m.fixed("<f4")
+    has_metadata = m.peek(_METADATA)
+    m.ok &= ~has_metadata | m.matches(_SCALARS_METADATA)
+    m.skip(np.where(has_metadata, len(_SCALARS_METADATA), 0))
     m.require_end(summary_end)
     m.require_end()
     tags, ids = m.strings(tag_start, tag_length)
+    for tag_id in np.unique(ids[m.ok & has_metadata]):
+        plugins.note(tags[tag_id], _SCALARS)
     known = np.array(
         [plugins.by_tag.get(tag) == _SCALARS for tag in tags] + [False]
     )

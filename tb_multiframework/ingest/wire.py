@@ -48,6 +48,13 @@ class Matcher:
         self.ok &= self.peek(key)
         self.pos += 1
 
+    def matches(self, expected: bytes) -> np.ndarray:
+        """Whether the bytes at each cursor equal `expected` (no advance)."""
+        window = self._bytes_at(self.pos, len(expected))
+        inside = self.pos + len(expected) <= self.ends
+        pattern = np.frombuffer(expected, dtype=np.uint8)
+        return inside & (window == pattern).all(axis=1)
+
     def short_length(self) -> np.ndarray:
         """Reads a one-byte length (< 128); longer ones fail the match."""
         value = np.take(self._buf, self.pos, mode="clip").astype(np.int64)
