@@ -60,6 +60,7 @@ class _FileState:
         self.format = fmt
         self.offset = 0  # bytes of the file consumed into records
         self.pending = b""  # bytes read past `offset`, not yet a record
+        self.damaged_tail = False  # `pending` follows corrupt bytes
         self.problems: list[str] = []
         self.dropped_problems = 0
         self.remote_handle: Any = None
@@ -74,7 +75,7 @@ class _FileState:
         out = [f"{self.name}: {problem}" for problem in self.problems]
         if self.dropped_problems:
             out.append(f"{self.name}: {self.dropped_problems} more problems")
-        if self.pending:
+        if self.pending and not self.damaged_tail:
             out.append(
                 f"{self.name}: ends with an incomplete record "
                 f"({len(self.pending)} bytes; still being written, or the "
@@ -263,6 +264,7 @@ class Loader:
             framing = tfrecord.frame_records(buf, file_offset=file_state.offset)
             starts, lengths = framing.starts, framing.lengths
             consumed, problems = framing.consumed, list(framing.problems)
+            file_state.damaged_tail = framing.damaged_tail
             chunk = tfevents.decode_records(buf, starts, lengths, state.plugins)
         for problem in [*problems, *chunk.problems]:
             file_state.note(problem)

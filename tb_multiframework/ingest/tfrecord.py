@@ -34,12 +34,16 @@ class Framing:
       consumed: bytes at the front of the buffer that are done with (whole
         records and skipped corrupt bytes); the rest is pending.
       problems: human-readable descriptions of corrupt regions skipped.
+      damaged_tail: whether the pending bytes are the end of a corrupt region
+        (kept only in case a valid record starts among them), rather than
+        the start of a record still being written.
     """
 
     starts: np.ndarray
     lengths: np.ndarray
     consumed: int
     problems: tuple[str, ...]
+    damaged_tail: bool = False
 
 
 def frame_records(buf: bytes, *, file_offset: int = 0) -> Framing:
@@ -57,6 +61,7 @@ def frame_records(buf: bytes, *, file_offset: int = 0) -> Framing:
     lengths_parts: list[np.ndarray] = []
     problems: list[str] = []
     pos = 0
+    damaged_tail = False
     while True:
         starts, lengths, stop = _scan(buf, pos)
         bad = _first_bad_record(array, buf, starts, lengths)
@@ -77,6 +82,7 @@ def frame_records(buf: bytes, *, file_offset: int = 0) -> Framing:
             # Nothing valid after the damage yet; keep the last bytes in case
             # a valid record starts among them once the file grows.
             consumed = max(bad_at + 1, len(buf) - _HEADER + 1)
+            damaged_tail = True
             problems.append(
                 f"corrupt data from byte {file_offset + bad_at} to the end "
                 f"of what was read ({consumed - bad_at} bytes skipped)"
@@ -92,6 +98,7 @@ def frame_records(buf: bytes, *, file_offset: int = 0) -> Framing:
         lengths=np.concatenate(lengths_parts),
         consumed=consumed,
         problems=tuple(problems),
+        damaged_tail=damaged_tail,
     )
 
 

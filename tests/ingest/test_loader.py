@@ -1,0 +1,122 @@
+"""The loader: discovery, incremental reads, torn and broken files, overrides.
+
+Directory trees used here::
+
+    logdir/
+      good/events.out.tfevents.<ts>.host.123.0      (torch-style name)
+      broken/events.out.tfevents.<ts>.host.123.0    (garbage + a good file)
+      broken/events.out.tfevents.<ts>.host.123.1
+      k/train/...v2, k/validation/...v2              (Keras layout)
+      vdl/vdlrecords.<ts>.log
+"""
+
+import numpy as np
+
+from tb_multiframework.config import Config, parse_config
+from tb_multiframework.ingest.loader import Loader
+from tb_multiframework.store import Store
+from tests import eventfiles
+
+
+def _loader(logdir, config=None):
+    store = Store()
+    current = config or Config()
+    return Loader(str(logdir), store, config=lambda: current), store
+
+
+def test_incremental_reload_reads_only_new_points(tmp_path):
+    payloads = [eventfiles.file_version_event()] + [
+        eventfiles.scalar_event("loss", i, 100.0 + i, i * 0.5) for i in range(100)
+    ]
+    whole = eventfiles.record_bytes(payloads)
+    path = tmp_path / "good" / eventfiles.TORCH_NAME
+    # First write stops in the middle of a record.
+    cut = len(eventfiles.record_bytes(payloads[:40])) + 7
+    eventfiles.write(str(path), whole[:cut])
+    loader, store = _loader(tmp_path)
+    first = loader.reload()
+    series = store.scalars("good", "loss")
+    assert series.steps.tolist() == list(range(39))
+    warnings = store.meta("good").warnings
+    assert len(warnings) == 1 and "incomplete record (7 bytes" in warnings[0]
+    eventfiles.write(str(path), whole[cut:], mode="ab")
+    second = loader.reload()
+    series = store.scalars("good", "loss")
+    assert series.steps.tolist() == list(range(100))
+    np.testing.assert_array_equal(series.values, np.arange(100) * 0.5)
+    np.testing.assert_array_equal(series.wall_times, 100.0 + np.arange(100))
+    assert store.meta("good").warnings == ()
+    assert first.bytes_read + second.bytes_read == len(whole)
+    # Nothing new: nothing read, nothing duplicated.
+    assert loader.reload().bytes_read == 0
+    assert len(store.scalars("good", "loss")) == 100
+
+
+def test_broken_file_is_a_warning_and_the_rest_is_served(tmp_path):
+    rng = np.random.default_rng(3)
+    broken_dir = tmp_path / "broken"
+    eventfiles.write(
+        str(broken_dir / eventfiles.TORCH_NAME),
+        rng.integers(0, 256, 3000, dtype=np.uint8).tobytes(),
+    )
+    eventfiles.write(
+        str(broken_dir / (eventfiles.TORCH_NAME[:-1] + "1")),
+        eventfiles.record_bytes([eventfiles.scalar_event("acc", 5, 1.0, 0.75)]),
+    )
+    eventfiles.write(
+        str(tmp_path / "good" / eventfiles.TORCH_NAME),
+        eventfiles.record_bytes([eventfiles.scalar_event("loss", 1, 1.0, 2.0)]),
+    )
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    assert store.runs() == ["broken", "good"]
+    warnings = store.meta("broken").warnings
+    assert len(warnings) == 1
+    assert warnings[0].startswith(eventfiles.TORCH_NAME + ": corrupt data")
+    assert store.scalars("broken", "acc").values.tolist() == [0.75]
+    assert store.scalars("good", "loss").values.tolist() == [2.0]
+    assert store.meta("good").warnings == ()
+
+
+def test_detection_grouping_and_config_override(tmp_path):
+    for sub, tags in (("train", ["epoch_loss", "batch_loss"]), ("validation", ["epoch_loss"])):
+        eventfiles.write(
+            str(tmp_path / "k" / sub / eventfiles.TF_NAME),
+            eventfiles.record_bytes(
+                [eventfiles.tf2_scalar_event(t, 0, 1.0, 1.0) for t in tags]
+            ),
+        )
+    eventfiles.write(
+        str(tmp_path / "tbx" / eventfiles.TBX_NAME),
+        eventfiles.record_bytes([eventfiles.scalar_event("loss", 0, 1.0, 1.0)]),
+    )
+    eventfiles.write(
+        str(tmp_path / "vdl" / "vdlrecords.1700000000.log"),
+        eventfiles.vdl_records([eventfiles.vdl_value("Train/Loss", 1, 1000, scalar=1.0)]),
+    )
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    metas = {run: store.meta(run) for run in store.runs()}
+    assert {r: (m.framework, m.writer, m.group) for r, m in metas.items()} == {
+        "k/train": ("tensorflow", "keras", "k"),
+        "k/validation": ("tensorflow", "keras", "k"),
+        "tbx": ("unknown", "tensorboardX", "tbx"),
+        "vdl": ("paddle", "visualdl", "vdl"),
+    }
+    assert metas["vdl"].format == "visualdl"
+    config = parse_config({"runs": {"tb*": {"framework": "paddle", "group": "g"}}})
+    loader, store = _loader(tmp_path, config)
+    loader.reload()
+    meta = store.meta("tbx")
+    assert (meta.framework, meta.writer, meta.group) == ("paddle", "tensorboardX", "g")
+    assert any("set to 'paddle'" in e for e in meta.evidence)
+
+
+def test_skips_the_plugins_own_folder(tmp_path):
+    eventfiles.write(
+        str(tmp_path / ".tb_multiframework" / eventfiles.TORCH_NAME),
+        eventfiles.record_bytes([eventfiles.scalar_event("x", 1, 1.0, 1.0)]),
+    )
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    assert store.runs() == []
