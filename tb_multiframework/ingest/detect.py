@@ -3,6 +3,10 @@
 Evidence, strongest first:
 * the format: `vdlrecords.*.log` files are written only by VisualDL, which is
   PaddlePaddle's logger;
+* the writer named in the first event (`source_metadata.writer`):
+  `tensorboard.summary.writer.event_file_writer` (torch.utils.tensorboard)
+  or `tensorflow.core.util.events_writer` (tf.summary, Keras);
+  tensorboardX names none;
 * the event file name, which each writer builds differently:
   `events.out.tfevents.<ts>.<host>.<pid>.<n>.v2` (TensorFlow's C++ writer:
   tf.summary and Keras), `events.out.tfevents.<ts>.<host>.<pid>.<n>`
@@ -27,6 +31,10 @@ _TORCH_NAME = re.compile(r"^events\.out\.tfevents\.\d+\..+\.\d+\.\d+$")
 _TBX_NAME = re.compile(
     r"^events\.out\.tfevents\.\d+\.[^.]+(\.[^.]*[^.\d][^.]*)*$"
 )
+_SOURCE_WRITERS = {
+    "tensorboard.summary.writer.event_file_writer": "torch.utils.tensorboard",
+    "tensorflow.core.util.events_writer": "tensorflow",
+}
 _KERAS_SUBRUNS = ("train", "validation")
 _KERAS_TAG = re.compile(r"^(epoch_|batch_|evaluation_.+_vs_iterations$)")
 
@@ -56,6 +64,7 @@ def detect_run(
     format: str,
     file_names: Iterable[str],
     tags: Iterable[str],
+    source_writers: Iterable[str] = (),
 ) -> Detection:
     """Detects the framework, writer and group of one run.
 
@@ -64,6 +73,7 @@ def detect_run(
       format: "tfevents" or "visualdl".
       file_names: base names of the run's files.
       tags: every tag seen in the run.
+      source_writers: `source_metadata.writer` values of the run's events.
     """
     names = sorted(file_names)
     if format == "visualdl":
@@ -77,11 +87,16 @@ def detect_run(
             ),
         )
     kinds = {name: classify_file_name(name) for name in names}
-    found = sorted(set(kinds.values()) - {""})
     evidence = [
         f"file {name}: {kind or 'unrecognised name'}"
         for name, kind in kinds.items()
     ]
+    declared = {_SOURCE_WRITERS.get(w, "") for w in source_writers}
+    for writer in sorted(source_writers):
+        evidence.append(f"events say they were written by {writer}")
+    # The writer the events name beats the file name (host names may
+    # contain dots and digits); writers we do not know do not count.
+    found = sorted(declared - {""}) or sorted(set(kinds.values()) - {""})
     if len(found) > 1:
         evidence.append(f"files from several writers: {', '.join(found)}")
     kind = found[0] if len(found) == 1 else ""

@@ -111,6 +111,7 @@ class _RunState:
         self.display_names: dict[str, str] = {}
         self.plugins = tfevents.TagPlugins()
         self.run_display_name = ""
+        self.source_writers: set[str] = set()
 
     @property
     def format(self) -> str:
@@ -300,6 +301,7 @@ class Loader:
             state.other_tags.setdefault(kind, set()).update(tags)
             state.tags.update(tags)
         state.display_names.update(chunk.display_names)
+        state.source_writers.update(chunk.source_writers)
         if chunk.run_display_name:
             state.run_display_name = chunk.run_display_name
 
@@ -309,6 +311,7 @@ class Loader:
             format=state.format,
             file_names=state.files,
             tags=state.tags,
+            source_writers=state.source_writers,
         )
         framework, writer, group = (
             detection.framework,
