@@ -132,13 +132,8 @@ def _header_ok(buf: bytes, pos: int) -> bool:
 
 def _stored_crcs(array: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """uint32 little-endian values at `offsets`."""
-    pieces = array[offsets[:, None] + np.arange(4)].astype(np.uint32)
-    return (
-        pieces[:, 0]
-        | (pieces[:, 1] << 8)
-        | (pieces[:, 2] << 16)
-        | (pieces[:, 3] << 24)
-    )
+    windows = np.lib.stride_tricks.sliding_window_view(array, 4)
+    return np.ascontiguousarray(windows[offsets]).view("<u4")[:, 0]
 
 
 def _first_bad_record(

@@ -35,8 +35,17 @@ class Matcher:
         self.ok = np.ones(len(starts), dtype=bool)
 
     def _bytes_at(self, pos: np.ndarray, width: int) -> np.ndarray:
-        index = pos[:, None] + np.arange(width, dtype=np.int64)
-        return np.take(self._buf, index, mode="clip")
+        """`width` bytes from each position (clamped inside the buffer).
+
+        A record whose field would run past the buffer fails the match's
+        length checks anyway, so the clamped bytes are never used.
+        """
+        if len(self._buf) < width:
+            padded = np.zeros(width, dtype=np.uint8)
+            padded[: len(self._buf)] = self._buf
+            return np.broadcast_to(padded, (len(pos), width)).copy()
+        windows = np.lib.stride_tricks.sliding_window_view(self._buf, width)
+        return windows[np.clip(pos, 0, len(self._buf) - width)]
 
     def peek(self, key: int) -> np.ndarray:
         """Whether each record's next byte is `key` (within the record)."""

@@ -42,3 +42,12 @@ def test_scalar_function_matches_reference():
 def test_empty_input():
     got = masked_crc32c_many(np.zeros(4, np.uint8), np.zeros(0), np.zeros(0))
     assert got.shape == (0,)
+
+
+def test_buffers_shorter_than_a_block():
+    for size in range(0, 70, 3):
+        buf = np.arange(size, dtype=np.uint8)
+        for start in range(0, size + 1, 4):
+            length = size - start
+            got = masked_crc32c_many(buf, np.array([start]), np.array([length]))
+            assert got[0] == reference_masked_crc32c(buf[start:].tobytes())
