@@ -1,0 +1,375 @@
+"""Cross-framework metric matching: canonical `quantity/split` names.
+
+Every scalar (run, tag) gets a canonical name such as `loss/train` and a
+level ("epoch", "batch" or None when the naming does not say), from the tag
+and the run name, so that Keras `epoch_loss` in `x/train`, PyTorch
+`Loss/train` and Paddle `train/loss` meet under one name. The rules are the
+data tables below plus user alias rules from the config file, tried first.
+The raw tag always stays with the result.
+
+Rules, in order (the first that applies wins; see docs/conventions.md):
+
+1. User alias rules (`AliasRule`), in config order.
+2. Keras runs (writer `keras`, or a TensorFlow run named `train` or
+   `validation`): `epoch_<q>` is epoch-level, `batch_<q>` batch-level,
+   `evaluation_<q>_vs_iterations` is `<q>/val` at epoch level. In any run an
+   `epoch_` prefix of the last tag component means epoch level.
+3. Lightning suffixes: `<split>_<q>_epoch` / `<split>_<q>_step`.
+4. The split is a whole tag component (`Loss/train`, `Train/Loss`,
+   `eval/acc`), else an underscore prefix or suffix of the last component
+   (`val_loss`, `loss_val`), else the run's last path component (`x/train`,
+   `x/validation`), else the sub-run name PyTorch `add_scalars` makes
+   (`<main>_<sub>`), else `train` is assumed (said in the derivation).
+5. VisualDL runs: `train/<q>` is batch-level and `eval/<q>` epoch-level
+   (Paddle hapi's `paddle.callbacks.VisualDL`).
+6. Quantities are lower-cased and renamed by `QUANTITY_SYNONYMS`
+   (`acc` -> `accuracy`, `lr` -> `learning_rate`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from .types import LEVELS, AliasRule, RunInfo
+
+SPLIT_SYNONYMS: dict[str, str] = {
+    "train": "train",
+    "training": "train",
+    "validation": "val",
+    "val": "val",
+    "valid": "val",
+    "eval": "val",
+    "evaluation": "val",
+    "test": "test",
+    "testing": "test",
+}
+QUANTITY_SYNONYMS: dict[str, str] = {
+    "acc": "accuracy",
+    "acc_top1": "accuracy",
+    "accuracy_top1": "accuracy",
+    "acc_top5": "accuracy_top5",
+    "categorical_accuracy": "accuracy",
+    "sparse_categorical_accuracy": "accuracy",
+    "binary_accuracy": "accuracy",
+    "lr": "learning_rate",
+    "learningrate": "learning_rate",
+}
+DEFAULT_SPLIT = "train"
+MAX_ALIAS_RULES = 500  # alias rules in the config file
+
+# Tags TensorBoard plugins write for their own use, never metrics.
+_INTERNAL_TAG = re.compile(
+    r"custom_scalars__config__|_hparams_/.*|.*/text_summary|keras"
+)
+_KERAS_EVAL = re.compile(r"evaluation_(.+)_vs_iterations")
+_KERAS_LEVEL = re.compile(r"(epoch|batch)_(.+)")
+_LIGHTNING_LEVEL = re.compile(r"(.+)_(epoch|step)")
+_EPOCH_PREFIX = re.compile(r"epoch_(.+)")
+_ALIAS_KEYS = frozenset({"pattern", "metric", "level", "runPattern"})
+
+
+@dataclass(frozen=True)
+class CanonicalMetric:
+    """The canonical metric of one (run, tag).
+
+    Attributes:
+        name: Lower-case `quantity/split` (`loss/train`), or the alias name.
+        level: "epoch", "batch" or None (the naming does not say).
+        derivation: How the name was found, for the UI.
+    """
+
+    name: str
+    level: str | None
+    derivation: str
+
+
+@dataclass(frozen=True)
+class MetricMember:
+    """One raw (run, tag) of a metric entry."""
+
+    run: str
+    tag: str
+    level: str | None
+    derivation: str
+
+
+@dataclass(frozen=True)
+class MetricEntry:
+    """One metric of the index: a name, a level and its raw members.
+
+    Attributes:
+        name: Canonical name.
+        level: "epoch", "batch" or None. Members whose own level is unknown
+            appear under every known level of their name, so they can be
+            compared with both.
+        members: Raw (run, tag) pairs, sorted.
+    """
+
+    name: str
+    level: str | None
+    members: tuple[MetricMember, ...]
+
+    @property
+    def key(self) -> str:
+        """Unique id of the entry: `name`, or `name@level`."""
+        return metric_key(self.name, self.level)
+
+
+def metric_key(name: str, level: str | None) -> str:
+    """The unique id of a metric entry (`loss/train@epoch`)."""
+    return name if level is None else f"{name}@{level}"
+
+
+def parse_alias_rules(section: object) -> tuple[AliasRule, ...]:
+    """Builds alias rules from the config file's `metricAliases` section.
+
+    The section is a list of objects with keys `pattern` (regex over the raw
+    tag, whole-tag match), `metric` (canonical name, may use `\\1` groups),
+    optional `level` ("epoch" | "batch" | null) and optional `runPattern`
+    (regex over the run name, whole-name match).
+
+    Args:
+        section: The parsed JSON value (None for no section).
+
+    Returns:
+        The rules in config order.
+
+    Raises:
+        ValueError: On a malformed section, naming the bad entry.
+    """
+    if section is None:
+        return ()
+    if not isinstance(section, (list, tuple)):
+        raise ValueError(  # noqa: TRY004
+            f"metric aliases must be a list, got {section!r}"
+        )
+    if len(section) > MAX_ALIAS_RULES:
+        raise ValueError(
+            f"at most {MAX_ALIAS_RULES} metric aliases, got {len(section)}"
+        )
+    rules = []
+    for i, item in enumerate(section):
+        if not isinstance(item, dict):
+            raise ValueError(  # noqa: TRY004
+                f"metric alias {i}: expected an object: {item!r}"
+            )
+        unknown = sorted(set(item) - _ALIAS_KEYS)
+        if unknown:
+            raise ValueError(f"metric alias {i}: unknown keys {unknown}")
+        pattern = item.get("pattern")
+        metric = item.get("metric")
+        level = item.get("level")
+        run_pattern = item.get("runPattern")
+        if not isinstance(pattern, str) or not isinstance(metric, str):
+            raise ValueError(  # noqa: TRY004
+                f"metric alias {i}: 'pattern' and 'metric' must be strings: "
+                f"{item!r}"
+            )
+        if level is not None and level not in LEVELS:
+            raise ValueError(f"metric alias {i}: bad level {level!r}")
+        if run_pattern is not None and not isinstance(run_pattern, str):
+            raise ValueError(
+                f"metric alias {i}: bad runPattern {run_pattern!r}"
+            )
+        try:
+            rules.append(AliasRule(pattern, metric, level, run_pattern))
+        except ValueError as err:
+            raise ValueError(f"metric alias {i}: {err}") from err
+    return tuple(rules)
+
+
+def canonical_metric(
+    run: RunInfo, tag: str, *, aliases: Sequence[AliasRule] = ()
+) -> CanonicalMetric | None:
+    """Finds the canonical metric of a raw (run, tag).
+
+    Args:
+        run: The run the tag belongs to.
+        tag: The raw scalar tag.
+        aliases: User rules, tried first, in order.
+
+    Returns:
+        The canonical metric, or None for tags that are not metrics
+        (TensorBoard's internal tags, an empty tag, a bare split word).
+    """
+    for i, rule in enumerate(aliases):
+        name = rule.match(run.run, tag)
+        if name:
+            return CanonicalMetric(
+                name, rule.level, f"alias rule {i + 1} ({rule.pattern!r})"
+            )
+    if _INTERNAL_TAG.fullmatch(tag):
+        return None
+    tokens = [t for t in tag.split("/") if t]
+    if not tokens:
+        return None
+    return _parse_tag(run, tag, tokens)
+
+
+def build_metric_index(
+    pairs: Iterable[tuple[RunInfo, str]],
+    *,
+    aliases: Sequence[AliasRule] = (),
+    level_hints: Mapping[tuple[str, str], str] | None = None,
+) -> list[MetricEntry]:
+    """Groups raw (run, tag) pairs into canonical metrics.
+
+    Epoch-level and batch-level series of one name become separate entries;
+    members of unknown level join each known level of their name (or form
+    the single level-None entry when no level is known).
+
+    Args:
+        pairs: Every scalar (run, tag) to index.
+        aliases: User alias rules.
+        level_hints: (run, tag) -> level known from the data, used where the
+            naming says nothing (e.g. "epoch" for the epoch map's
+            `epoch_indexed_tags`).
+
+    Returns:
+        Entries sorted by name, then level (None, epoch, batch).
+    """
+    hints = level_hints or {}
+    by_name: dict[str, list[MetricMember]] = {}
+    for run, tag in pairs:
+        found = canonical_metric(run, tag, aliases=aliases)
+        if found is None:
+            continue
+        level, how = found.level, found.derivation
+        hint = hints.get((run.run, tag))
+        if level is None and hint in LEVELS:
+            level, how = hint, f"{how}; {hint} level from the data"
+        member = MetricMember(run.run, tag, level, how)
+        by_name.setdefault(found.name, []).append(member)
+    entries = []
+    for name in sorted(by_name):
+        members = sorted(set(by_name[name]), key=lambda m: (m.run, m.tag))
+        known = [lv for lv in LEVELS if any(m.level == lv for m in members)]
+        if not known:
+            entries.append(MetricEntry(name, None, tuple(members)))
+            continue
+        for level in known:
+            chosen = [m for m in members if m.level in (level, None)]
+            entries.append(MetricEntry(name, level, tuple(chosen)))
+    return entries
+
+
+def normalize_quantity(text: str) -> str:
+    """Lower-cases a quantity and applies `QUANTITY_SYNONYMS` per component."""
+    parts = []
+    for part in text.split("/"):
+        word = re.sub(r"[\s\-]+", "_", part.strip().lower())
+        parts.append(QUANTITY_SYNONYMS.get(word, word))
+    return "/".join(p for p in parts if p)
+
+
+def _parse_tag(
+    run: RunInfo, tag: str, tokens: list[str]
+) -> CanonicalMetric | None:
+    notes: list[str] = []
+    level: str | None = None
+    split: str | None = None
+
+    if len(tokens) == 1 and _is_keras_run(run):
+        evaluation = _KERAS_EVAL.fullmatch(tokens[0])
+        keras_level = _KERAS_LEVEL.fullmatch(tokens[0])
+        if evaluation:
+            tokens = [evaluation.group(1)]
+            split, level = "val", "epoch"
+            notes.append("keras evaluation_*_vs_iterations")
+        elif keras_level:
+            level = keras_level.group(1)
+            tokens = [keras_level.group(2)]
+            notes.append(f"keras {level}_ prefix")
+
+    epoch_prefixed = _EPOCH_PREFIX.fullmatch(tokens[-1])
+    if level is None and epoch_prefixed:
+        level = "epoch"
+        tokens = tokens[:-1] + [epoch_prefixed.group(1)]
+        notes.append("epoch_ prefix")
+
+    lightning = _LIGHTNING_LEVEL.fullmatch(tokens[-1])
+    if level is None and lightning and _split_affix(lightning.group(1)):
+        level = "epoch" if lightning.group(2) == "epoch" else "batch"
+        tokens = tokens[:-1] + [lightning.group(1)]
+        notes.append(f"_{lightning.group(2)} suffix")
+
+    if split is None:
+        split, tokens, note = _split_from_tokens(tokens)
+        if note:
+            notes.append(note)
+    if split is None:
+        split, tokens, note = _split_from_run(run, tag, tokens)
+        if note:
+            notes.append(note)
+
+    if level is None and run.writer == "visualdl" and len(tag.split("/")) == 2:
+        head = tag.split("/")[0].lower()
+        if head in ("train", "eval"):
+            level = "batch" if head == "train" else "epoch"
+            notes.append(f"paddle hapi {head}/ prefix")
+
+    quantity = normalize_quantity("/".join(tokens))
+    if not quantity or quantity in SPLIT_SYNONYMS:
+        return None  # nothing but a split word: no quantity to name
+    if quantity == "epoch" and split is None:
+        return CanonicalMetric("epoch", level, "epoch counter")
+    if split is None:
+        split = DEFAULT_SPLIT
+        notes.append(f"no split in tag or run: {DEFAULT_SPLIT} assumed")
+    return CanonicalMetric(f"{quantity}/{split}", level, "; ".join(notes))
+
+
+def _split_from_tokens(
+    tokens: list[str],
+) -> tuple[str | None, list[str], str | None]:
+    for i, token in enumerate(tokens):
+        split = SPLIT_SYNONYMS.get(token.lower())
+        if split and len(tokens) > 1:
+            rest = tokens[:i] + tokens[i + 1 :]
+            return split, rest, f"split {token!r} from tag"
+    affix = _split_affix(tokens[-1])
+    if affix:
+        affix_split, word = affix
+        note = f"split from tag {tokens[-1]!r}"
+        return affix_split, tokens[:-1] + [word], note
+    return None, tokens, None
+
+
+def _split_affix(token: str) -> tuple[str, str] | None:
+    """`val_loss` or `loss_val` -> ("val", "loss"); else None."""
+    head, _, tail = token.partition("_")
+    if tail and head.lower() in SPLIT_SYNONYMS:
+        return SPLIT_SYNONYMS[head.lower()], tail
+    head, _, tail = token.rpartition("_")
+    if head and tail.lower() in SPLIT_SYNONYMS:
+        return SPLIT_SYNONYMS[tail.lower()], head
+    return None
+
+
+def _split_from_run(
+    run: RunInfo, tag: str, tokens: list[str]
+) -> tuple[str | None, list[str], str | None]:
+    base = run.run.rstrip("/").rsplit("/", 1)[-1]
+    # torch add_scalars(main, {sub: v}) writes tag `main` into run `main_sub`.
+    prefix = tag.replace("/", "_") + "_"
+    if base.startswith(prefix) and len(base) > len(prefix):
+        sub = base[len(prefix) :]
+        split = SPLIT_SYNONYMS.get(sub.lower())
+        if split:
+            return split, tokens, f"split from add_scalars run {base!r}"
+        return None, tokens + [sub], f"add_scalars sub-run {base!r}"
+    split = SPLIT_SYNONYMS.get(base.lower())
+    if split:
+        return split, tokens, f"split from run {base!r}"
+    return None, tokens, None
+
+
+def _is_keras_run(run: RunInfo) -> bool:
+    if run.writer == "keras":
+        return True
+    return run.framework == "tensorflow" and run.basename in (
+        "train",
+        "validation",
+    )

@@ -1,0 +1,210 @@
+"""Canonical metric names across frameworks, alias rules, the index."""
+
+import pytest
+
+from tb_multiframework.core.metrics import (
+    build_metric_index,
+    canonical_metric,
+    parse_alias_rules,
+)
+from tb_multiframework.core.types import RunInfo
+
+KERAS_TRAIN = RunInfo("keras_fit/train", "keras_fit", "tensorflow", "keras")
+KERAS_VAL = RunInfo("keras_fit/validation", "keras_fit", "tensorflow", "keras")
+TORCH = RunInfo(
+    "pytorch_sgd", "pytorch_sgd", "pytorch", "torch.utils.tensorboard"
+)
+PADDLE_VDL = RunInfo("paddle_vdl", "paddle_vdl", "paddle", "visualdl")
+PADDLE_TBX = RunInfo("paddle_tbx", "paddle_tbx", "unknown", "tensorboardX")
+TF2 = RunInfo("tf2_loop", "tf2_loop", "tensorflow", "tf.summary")
+
+
+@pytest.mark.parametrize(
+    ("run", "tag", "name", "level"),
+    [
+        # Keras 3 callback layout
+        (KERAS_TRAIN, "epoch_loss", "loss/train", "epoch"),
+        (KERAS_TRAIN, "batch_loss", "loss/train", "batch"),
+        (KERAS_TRAIN, "epoch_accuracy", "accuracy/train", "epoch"),
+        (KERAS_TRAIN, "epoch_learning_rate", "learning_rate/train", "epoch"),
+        (KERAS_VAL, "epoch_accuracy", "accuracy/val", "epoch"),
+        (KERAS_VAL, "epoch_loss", "loss/val", "epoch"),
+        (KERAS_VAL, "evaluation_loss_vs_iterations", "loss/val", "epoch"),
+        (
+            KERAS_VAL,
+            "evaluation_accuracy_vs_iterations",
+            "accuracy/val",
+            "epoch",
+        ),
+        # PyTorch / tensorboardX / tf.summary naming
+        (TORCH, "Loss/train", "loss/train", None),
+        (TORCH, "Train/Loss", "loss/train", None),
+        (TORCH, "train/loss", "loss/train", None),
+        (TORCH, "Loss/validation", "loss/val", None),
+        (TORCH, "Loss/valid", "loss/val", None),
+        (TORCH, "Accuracy/test", "accuracy/test", None),
+        (TORCH, "Eval/Acc", "accuracy/val", None),
+        (TORCH, "val_loss", "loss/val", None),
+        (TORCH, "loss_val", "loss/val", None),
+        (TORCH, "lr", "learning_rate/train", None),
+        (TORCH, "learning_rate", "learning_rate/train", None),
+        (TORCH, "loss", "loss/train", None),
+        (PADDLE_TBX, "Train/Loss", "loss/train", None),
+        (TF2, "train/accuracy", "accuracy/train", None),
+        # Lightning's on_step / on_epoch suffixes
+        (TORCH, "train_loss_step", "loss/train", "batch"),
+        (TORCH, "train_loss_epoch", "loss/train", "epoch"),
+        (TORCH, "val_acc_epoch", "accuracy/val", "epoch"),
+        # Paddle hapi (VisualDL callback)
+        (PADDLE_VDL, "train/loss", "loss/train", "batch"),
+        (PADDLE_VDL, "eval/acc", "accuracy/val", "epoch"),
+        (PADDLE_VDL, "Eval/Acc", "accuracy/val", "epoch"),
+        (PADDLE_VDL, "eval/acc_top1", "accuracy/val", "epoch"),
+        (PADDLE_VDL, "eval/acc_top5", "accuracy_top5/val", "epoch"),
+        # VisualDL add_scalars(main, {sub: v}) read as `main/sub`
+        (PADDLE_VDL, "loss/valid", "loss/val", None),
+        (PADDLE_VDL, "curves/xsinx", "curves/xsinx/train", None),
+    ],
+)
+def test_canonical_names(run, tag, name, level):
+    found = canonical_metric(run, tag)
+    assert found is not None
+    assert (found.name, found.level) == (name, level)
+    assert found.derivation
+
+
+def test_split_from_run_name_for_non_keras_writers():
+    run = RunInfo("exp1/val", "exp1", "pytorch", "torch.utils.tensorboard")
+    assert canonical_metric(run, "loss").name == "loss/val"
+
+
+def test_torch_add_scalars_sub_run():
+    # add_scalars("Loss", {"train": ..}) writes tag "Loss" into run Loss_train
+    run = RunInfo("exp/Loss_train", "exp", "pytorch", "torch.utils.tensorboard")
+    assert canonical_metric(run, "Loss").name == "loss/train"
+    run = RunInfo("exp/Loss_sin", "exp", "pytorch", "torch.utils.tensorboard")
+    assert canonical_metric(run, "Loss").name == "loss/sin/train"
+
+
+def test_keras_prefixes_only_for_keras_runs():
+    # A PyTorch scalar called batch_size is not a batch-level "size".
+    found = canonical_metric(TORCH, "batch_size")
+    assert (found.name, found.level) == ("batch_size/train", None)
+
+
+def test_default_split_is_said():
+    found = canonical_metric(TORCH, "loss")
+    assert "assumed" in found.derivation
+
+
+@pytest.mark.parametrize(
+    "tag", ["custom_scalars__config__", "", "/", "train", "x/text_summary"]
+)
+def test_non_metrics(tag):
+    assert canonical_metric(TORCH, tag) is None
+
+
+def test_epoch_counter_has_no_split():
+    assert canonical_metric(TORCH, "epoch").name == "epoch"
+
+
+def test_alias_rules_win_and_use_groups():
+    rules = parse_alias_rules(
+        [
+            {
+                "pattern": r"(?i)mse_(\w+)",
+                "metric": r"loss/\1",
+                "level": "epoch",
+            },
+            {"pattern": "score", "metric": "F1/Val", "runPattern": "paddle_.*"},
+        ]
+    )
+    found = canonical_metric(TORCH, "MSE_train", aliases=rules)
+    assert (found.name, found.level) == ("loss/train", "epoch")
+    assert "alias rule 1" in found.derivation
+    assert canonical_metric(PADDLE_VDL, "score", aliases=rules).name == "f1/val"
+    # runPattern does not match the torch run: built-in rules apply
+    assert canonical_metric(TORCH, "score", aliases=rules).name == "score/train"
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"pattern": "a"}, "must be a list"),
+        (["a"], "expected an object"),
+        ([{"pattern": "a", "metric": "b", "colour": 1}], "unknown keys"),
+        ([{"pattern": "(", "metric": "b"}], "invalid alias pattern"),
+        ([{"pattern": "a"}], "must be strings"),
+        ([{"pattern": "a", "metric": "b", "level": "step"}], "bad level"),
+        ([{"pattern": "a", "metric": " "}], "must not be empty"),
+        ([{"pattern": "a", "metric": "b", "runPattern": 3}], "runPattern"),
+    ],
+)
+def test_bad_alias_sections(section, message):
+    with pytest.raises(ValueError, match=message):
+        parse_alias_rules(section)
+
+
+def test_no_alias_section():
+    assert parse_alias_rules(None) == ()
+
+
+def test_index_keeps_levels_apart_and_matches_frameworks():
+    pairs = [
+        (KERAS_TRAIN, "epoch_loss"),
+        (KERAS_TRAIN, "batch_loss"),
+        (KERAS_VAL, "epoch_loss"),
+        (KERAS_VAL, "evaluation_loss_vs_iterations"),
+        (TORCH, "Loss/train"),
+        (TORCH, "Loss/val"),
+        (PADDLE_VDL, "train/loss"),
+        (PADDLE_VDL, "eval/loss"),
+        (TORCH, "custom_scalars__config__"),
+        (TF2, "grad_norm"),
+    ]
+    index = build_metric_index(pairs)
+    got = {e.key: sorted((m.run, m.tag) for m in e.members) for e in index}
+    assert got == {
+        "grad_norm/train": [("tf2_loop", "grad_norm")],
+        "loss/train@epoch": [
+            ("keras_fit/train", "epoch_loss"),
+            ("pytorch_sgd", "Loss/train"),
+        ],
+        "loss/train@batch": [
+            ("keras_fit/train", "batch_loss"),
+            ("paddle_vdl", "train/loss"),
+            ("pytorch_sgd", "Loss/train"),
+        ],
+        "loss/val@epoch": [
+            ("keras_fit/validation", "epoch_loss"),
+            ("keras_fit/validation", "evaluation_loss_vs_iterations"),
+            ("paddle_vdl", "eval/loss"),
+            ("pytorch_sgd", "Loss/val"),
+        ],
+    }
+    assert [e.key for e in index] == [
+        "grad_norm/train",
+        "loss/train@epoch",
+        "loss/train@batch",
+        "loss/val@epoch",
+    ]
+    torch_member = [m for m in index[1].members if m.run == "pytorch_sgd"][0]
+    assert torch_member.level is None and torch_member.tag == "Loss/train"
+
+
+def test_epoch_prefix_in_any_run():
+    found = canonical_metric(TF2, "train/epoch_loss")
+    assert (found.name, found.level) == ("loss/train", "epoch")
+    found = canonical_metric(TORCH, "epoch_val_accuracy")
+    assert (found.name, found.level) == ("accuracy/val", "epoch")
+
+
+def test_level_hints_from_the_data():
+    vdl = RunInfo("paddle_vdl", "paddle_vdl", "paddle", "visualdl")
+    pairs = [(vdl, "Loss/train"), (KERAS_TRAIN, "epoch_loss")]
+    index = build_metric_index(
+        pairs, level_hints={("paddle_vdl", "Loss/train"): "epoch"}
+    )
+    assert [e.key for e in index] == ["loss/train@epoch"]
+    member = [m for m in index[0].members if m.run == "paddle_vdl"][0]
+    assert member.level == "epoch" and "from the data" in member.derivation
