@@ -46,7 +46,7 @@ setup(
     ),
     long_description_content_type="text/markdown",
     license="Apache-2.0",
-    python_requires=">=3.9",
+    python_requires=">=3.10",
     packages=find_packages(
         include=["tb_multiframework", "tb_multiframework.*"]
     ),

@@ -1,60 +1,698 @@
 """JSON payloads of the HTTP API, built from the store and core.
 
-Each function takes already-parsed arguments and returns a plain dict; it
-raises `NotFound` for an unknown run or tag and `ValueError` for a bad
-argument, which `plugin.py` turns into 404 and 400 responses.
+Each method takes already-parsed arguments and returns a plain dict; it
+raises `NotFound` for an unknown run, tag, metric or layout and `ValueError`
+for a bad argument, which `plugin.py` turns into 404 and 400 responses.
+What every request needs about the runs (run info, epoch maps, the metric
+index) is derived once per data version and config, and whole answers are
+cached by their arguments and that same version.
 """
 
 from __future__ import annotations
 
+import collections
+import csv
+import dataclasses
+import io
+import json
+import math
+import threading
+from collections.abc import Callable, Hashable
 from typing import Any
 
 import numpy as np
 
-from tb_multiframework.config import ConfigFile
+from tb_multiframework.config import Config, ConfigFile
+from tb_multiframework.core import histdiff, layouts, pairing
+from tb_multiframework.core.axes import EpochMap, axis_values, build_epoch_map
+from tb_multiframework.core.compare import (
+    EXPORT_COLUMNS,
+    MAX_SELECTIONS,
+    Selection,
+    compare_scalars,
+    export_rows,
+)
+from tb_multiframework.core.metrics import (
+    MetricEntry,
+    build_metric_index,
+    canonical_metric,
+    parse_alias_rules,
+)
+from tb_multiframework.core.types import (
+    AliasRule,
+    EpochSetting,
+    Excluded,
+    RunInfo,
+)
 from tb_multiframework.ingest.loader import Loader
-from tb_multiframework.store import RunSummary, Store
+from tb_multiframework.layout_store import LayoutStore
+from tb_multiframework.store import HistogramSeries, RunSummary, Store
+
+_CACHE_ENTRIES = 64  # answers kept per data version
+MAX_EXPORT_ROWS = 5_000_000  # rows in one CSV/JSON export
 
 
 class NotFound(LookupError):
     """An unknown run, tag, metric or layout (HTTP 404)."""
 
 
+class LayoutsUnavailable(Exception):
+    """No place to save layouts (HTTP 503)."""
+
+
 def to_json(value: Any) -> Any:
-    """`json.dumps` default: numpy values, with NaN/±Inf as null."""
+    """`json.dumps` default for numpy values.
+
+    Non-finite floats become the strings "NaN", "Infinity" and "-Infinity",
+    as TensorBoard's own JSON does, so the UI can mark them.
+    """
     if isinstance(value, np.ndarray):
         if value.dtype.kind == "f" and not np.isfinite(value).all():
-            return np.where(np.isfinite(value), value, None).tolist()
+            return [_finite_or_name(v) for v in value.tolist()]
         return value.tolist()
     if isinstance(value, np.generic):
-        item = value.item()
-        if isinstance(item, float) and not np.isfinite(item):
-            return None
-        return item
+        return _finite_or_name(value.item())
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     raise TypeError(f"cannot serialise {type(value).__name__}")
 
 
-def runs_payload(
-    store: Store, loader: Loader, config: ConfigFile
+def _finite_or_name(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return (
+            "NaN"
+            if value != value
+            else ("Infinity" if value > 0 else "-Infinity")
+        )
+    return value
+
+
+@dataclasses.dataclass(frozen=True)
+class _Positions:
+    """A histogram tag's steps and times, shaped like a scalar series.
+
+    Lets epoch maps see histogram tags (Keras writes them at step = epoch);
+    the values are each histogram's total count.
+    """
+
+    steps: np.ndarray
+    wall_times: np.ndarray
+    values: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class _Context:
+    """What every request needs about the runs, for one data version."""
+
+    summaries: dict[str, RunSummary]
+    infos: dict[str, RunInfo]
+    epoch_maps: dict[str, EpochMap | Excluded]
+    aliases: tuple[AliasRule, ...]
+    metrics: dict[str, MetricEntry]
+    errors: tuple[str, ...]
+
+
+class Api:
+    """The data behind every route.
+
+    Args:
+      store: the series store.
+      loader: the loader filling it (for load state).
+      config_file: the user config.
+      layout_store: where user layouts are saved, with the reason for the
+        place; None when no place is writable.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        loader: Loader,
+        config_file: ConfigFile,
+        layout_store: LayoutStore | None,
+        layout_path_reason: str,
+    ) -> None:
+        self._store = store
+        self._loader = loader
+        self._config_file = config_file
+        self._layout_store = layout_store
+        self._layout_path_reason = layout_path_reason
+        self._lock = threading.Lock()
+        self._context_key: tuple[Any, ...] | None = None
+        self._context_value: _Context | None = None
+        self._cache: collections.OrderedDict[Hashable, Any] = (
+            collections.OrderedDict()
+        )
+
+    # Derived state.
+
+    def _config(self) -> Config:
+        self._config_file.refresh()
+        return self._config_file.config
+
+    def _context(self) -> _Context:
+        config = self._config()
+        key = (self._store.version, config)
+        with self._lock:
+            if self._context_key != key or self._context_value is None:
+                self._context_value = self._build_context(config)
+                self._context_key = key
+                self._cache.clear()
+            return self._context_value
+
+    def _build_context(self, config: Config) -> _Context:
+        errors = []
+        try:
+            aliases = parse_alias_rules(list(config.metric_aliases))
+        except ValueError as error:
+            errors.append(f"metric aliases in {config.path} not used: {error}")
+            aliases = ()
+        summaries = {s.meta.run: s for s in self._store.summaries()}
+        infos = {
+            run: RunInfo(
+                run=run,
+                group=s.meta.group,
+                framework=s.meta.framework,
+                writer=s.meta.writer,
+            )
+            for run, s in summaries.items()
+        }
+        by_group: dict[str, list[str]] = collections.defaultdict(list)
+        for run, info in infos.items():
+            by_group[info.group].append(run)
+        series = {run: self._epoch_inputs(run) for run in summaries}
+        epoch_maps: dict[str, EpochMap | Excluded] = {}
+        for run, info in infos.items():
+            override = config.for_run(run)
+            setting = None
+            if override.steps_per_epoch is not None or override.epoch_offset:
+                setting = EpochSetting(
+                    steps_per_epoch=override.steps_per_epoch,
+                    epoch_offset=override.epoch_offset or 0.0,
+                )
+            group = {member: series[member] for member in by_group[info.group]}
+            epoch_maps[run] = build_epoch_map(info, group, setting=setting)
+        hints = {
+            (run, tag): "epoch"
+            for run, emap in epoch_maps.items()
+            if isinstance(emap, EpochMap)
+            for tag in emap.epoch_indexed_tags
+        }
+        pairs = [
+            (infos[run], tag)
+            for run, summary in summaries.items()
+            for tag in summary.scalar_tags
+        ]
+        entries = build_metric_index(pairs, aliases=aliases, level_hints=hints)
+        return _Context(
+            summaries=summaries,
+            infos=infos,
+            epoch_maps=epoch_maps,
+            aliases=aliases,
+            metrics={entry.key: entry for entry in entries},
+            errors=tuple(errors),
+        )
+
+    def _epoch_inputs(self, run: str) -> dict[str, Any]:
+        """A run's scalar series plus its histogram tags' positions."""
+        inputs: dict[str, Any] = dict(self._store.run_scalars(run))
+        for tag in self._store.summary(run).histogram_tags:
+            hist = self._store.histograms(run, tag)
+            inputs.setdefault(
+                tag,
+                _Positions(
+                    steps=hist.steps,
+                    wall_times=hist.wall_times,
+                    values=np.array([c.sum() for c in hist.counts]),
+                ),
+            )
+        return inputs
+
+    def _cached(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        self._context()  # clears the cache when the data changed
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        value = compute()
+        with self._lock:
+            self._cache[key] = value
+            while len(self._cache) > _CACHE_ENTRIES:
+                self._cache.popitem(last=False)
+        return value
+
+    # Runs and metrics.
+
+    def runs(self) -> dict[str, Any]:
+        """`GET runs`: the run catalog."""
+        ctx = self._context()
+        stats = self._loader.last_stats
+        errors = [
+            e for e in (self._config_file.error, self._loader.last_error) if e
+        ] + list(ctx.errors)
+        return {
+            "runs": [
+                _run_entry(summary, ctx.epoch_maps[run])
+                for run, summary in sorted(ctx.summaries.items())
+            ],
+            "loading": not self._loader.loaded_once.is_set(),
+            "dataVersion": self._store.version,
+            "reload": (
+                None
+                if stats is None
+                else {"seconds": stats.seconds, "bytesRead": stats.bytes_read}
+            ),
+            "errors": errors,
+        }
+
+    def metrics(self) -> dict[str, Any]:
+        """`GET metrics`: the cross-framework metric index."""
+        ctx = self._context()
+        return {
+            "metrics": [
+                {
+                    "key": key,
+                    "name": entry.name,
+                    "level": entry.level,
+                    "members": [
+                        {
+                            "run": m.run,
+                            "tag": m.tag,
+                            "level": m.level,
+                            "derivation": m.derivation,
+                        }
+                        for m in entry.members
+                    ],
+                }
+                for key, entry in ctx.metrics.items()
+            ]
+        }
+
+    # Scalars.
+
+    def scalars(self, query: ScalarQuery) -> dict[str, Any]:
+        """`GET scalars`: aligned, smoothed, downsampled series and diffs."""
+        return self._cached(("scalars", query), lambda: self._scalars(query))
+
+    def _scalars(self, query: ScalarQuery) -> dict[str, Any]:
+        selections, missing = self._selections(query)
+        baseline = query.baseline
+        if baseline is not None and baseline not in {
+            s.run.run for s in selections
+        }:
+            raise ValueError(
+                f"baseline run {baseline!r} is not among the selected series"
+            )
+        comparison = compare_scalars(
+            selections,
+            axis=query.x,
+            smoothing=query.smoothing,
+            smoothing_mode=query.smoothing_mode,
+            points=query.points,
+            baseline=baseline,
+            diff_mode=query.diff_mode,
+            x_range=query.x_range,
+        )
+        payload = comparison.to_json()
+        payload["missing"] = missing
+        payload["dataVersion"] = self._store.version
+        ctx = self._context()
+        payload["epochSources"] = {
+            s.run.run: _epoch_source(ctx.epoch_maps[s.run.run])
+            for s in selections
+        }
+        return payload
+
+    def export(self, query: ScalarQuery, fmt: str) -> tuple[str, str]:
+        """`GET export`: every aligned point as CSV or JSON text.
+
+        Returns:
+          (body, content type).
+        """
+        selections, _ = self._selections(query)
+        rows = export_rows(
+            selections,
+            axis=query.x,
+            smoothing=query.smoothing,
+            smoothing_mode=query.smoothing_mode,
+            x_range=query.x_range,
+        )
+        total = sum(len(s.series) for s in selections)
+        if total > MAX_EXPORT_ROWS:
+            raise ValueError(
+                f"export of {total} rows exceeds the cap of {MAX_EXPORT_ROWS}; "
+                "narrow the x range or the runs"
+            )
+        if fmt == "csv":
+            out = io.StringIO()
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow(EXPORT_COLUMNS)
+            writer.writerows(rows)
+            return out.getvalue(), "text/csv"
+        body = json.dumps(
+            {
+                "x": query.x,
+                "columns": list(EXPORT_COLUMNS),
+                "rows": [[_finite_or_name(v) for v in row] for row in rows],
+            },
+            allow_nan=False,
+            separators=(",", ":"),
+        )
+        return body, "application/json"
+
+    def _selections(
+        self, query: ScalarQuery
+    ) -> tuple[list[Selection], list[dict[str, str]]]:
+        """The (run, tag) series a query names, and runs that lack them."""
+        ctx = self._context()
+        for run in query.runs:
+            if run not in ctx.summaries:
+                raise NotFound(f"unknown run {run!r}")
+        wanted: list[tuple[str, str]] = []
+        missing: list[dict[str, str]] = []
+        if query.metric is not None:
+            entry = ctx.metrics.get(query.metric)
+            if entry is None:
+                raise NotFound(f"unknown metric {query.metric!r}")
+            members = [(m.run, m.tag) for m in entry.members]
+            runs = query.runs or sorted({run for run, _ in members})
+            for run in runs:
+                tags = [tag for member_run, tag in members if member_run == run]
+                wanted.extend((run, tag) for tag in tags)
+                if not tags:
+                    missing.append(
+                        {"run": run, "reason": f"no tag of metric {entry.name}"}
+                    )
+        else:
+            tag = query.tag
+            assert tag is not None
+            if not query.runs:
+                raise ValueError("name at least one run with a tag")
+            for run in query.runs:
+                if tag in ctx.summaries[run].scalar_tags:
+                    wanted.append((run, tag))
+                else:
+                    missing.append(
+                        {"run": run, "reason": f"no scalar tag {tag!r}"}
+                    )
+            if not wanted:
+                raise NotFound(f"no selected run has scalar tag {tag!r}")
+        if len(wanted) > MAX_SELECTIONS:
+            raise ValueError(
+                f"{len(wanted)} series requested; at most {MAX_SELECTIONS}"
+            )
+        selections = [
+            Selection(
+                run=ctx.infos[run],
+                tag=tag,
+                series=self._store.scalars(run, tag),
+                epoch_map=ctx.epoch_maps[run],
+                run_start_time=ctx.summaries[run].start_time,
+                run_last_step=ctx.summaries[run].last_step,
+            )
+            for run, tag in wanted
+        ]
+        return selections, missing
+
+    # Histograms.
+
+    def histograms(self, run: str, tag: str, axis: str) -> dict[str, Any]:
+        """`GET histograms`: every histogram of a (run, tag)."""
+        series = self._histogram_series(run, tag)
+        positions = self._histogram_positions(run, tag, series, axis)
+        excluded = positions.reason if isinstance(positions, Excluded) else None
+        xs = None if excluded else positions
+        return {
+            "run": run,
+            "tag": tag,
+            "x": axis,
+            "excluded": excluded,
+            "steps": [
+                {
+                    "step": int(series.steps[i]),
+                    "wallTime": float(series.wall_times[i]),
+                    "x": None if xs is None else float(xs[i]),
+                    "edges": series.edges[i],
+                    "counts": series.counts[i],
+                }
+                for i in range(len(series))
+            ],
+        }
+
+    def histogram_diff(
+        self, query: HistogramQuery, at: float | None
+    ) -> dict[str, Any]:
+        """`GET histogram_diff`: two histograms on common edges, distances."""
+        return self._cached(
+            ("histogram_diff", query, at),
+            lambda: self._histogram_diff(query, at),
+        )
+
+    def _histogram_diff(
+        self, query: HistogramQuery, at: float | None
+    ) -> dict[str, Any]:
+        a, pos_a = self._placed_histograms(query.run_a, query.tag_a, query.x)
+        b, pos_b = self._placed_histograms(query.run_b, query.tag_b, query.x)
+        if len(a) == 0 or len(b) == 0:
+            raise NotFound("one of the tags has no histograms")
+        if at is None:
+            at = float(min(np.nanmax(pos_a), np.nanmax(pos_b)))
+        index_a = histdiff.nearest_index(pos_a, at)
+        index_b = histdiff.nearest_index(pos_b, at)
+        hist_a = histdiff.clean_histogram(a.edges[index_a], a.counts[index_a])
+        hist_b = histdiff.clean_histogram(b.edges[index_b], b.counts[index_b])
+        diff = histdiff.compare_histograms(hist_a, hist_b, bins=query.bins)
+        return {
+            "x": query.x,
+            "at": at,
+            "a": _histogram_side(query.run_a, query.tag_a, a, pos_a, index_a),
+            "b": _histogram_side(query.run_b, query.tag_b, b, pos_b, index_b),
+            "edges": diff.edges,
+            "countsA": diff.counts_a,
+            "countsB": diff.counts_b,
+            "diff": diff.diff,
+            "normalized": diff.normalized,
+            "totalA": diff.total_a,
+            "totalB": diff.total_b,
+            "momentsA": dataclasses.asdict(diff.moments_a),
+            "momentsB": dataclasses.asdict(diff.moments_b),
+            "distances": {
+                "wasserstein": diff.distances.wasserstein,
+                "jensenShannon": diff.distances.jensen_shannon,
+                "ks": diff.distances.ks,
+                "meanDelta": diff.distances.mean_delta,
+                "stdDelta": diff.distances.std_delta,
+            },
+        }
+
+    def histogram_distances(self, query: HistogramQuery) -> dict[str, Any]:
+        """`GET histogram_distances`: the distances over training."""
+        return self._cached(
+            ("histogram_distances", query),
+            lambda: self._histogram_distances(query),
+        )
+
+    def _histogram_distances(self, query: HistogramQuery) -> dict[str, Any]:
+        a, pos_a = self._placed_histograms(query.run_a, query.tag_a, query.x)
+        b, pos_b = self._placed_histograms(query.run_b, query.tag_b, query.x)
+        found = histdiff.distance_series(
+            a, b, positions_a=pos_a, positions_b=pos_b, bins=query.bins
+        )
+        return {
+            "x": query.x,
+            "positions": found.positions,
+            "positionsB": found.positions_b,
+            "stepsA": found.steps_a,
+            "stepsB": found.steps_b,
+            "wasserstein": found.wasserstein,
+            "jensenShannon": found.jensen_shannon,
+            "ks": found.ks,
+            "meanDelta": found.mean_delta,
+            "stdDelta": found.std_delta,
+        }
+
+    def histogram_pairs(self, run_a: str, run_b: str) -> dict[str, Any]:
+        """`GET histogram_pairs`: suggested tag pairs between two runs."""
+        infos_a = self._hist_tag_infos(run_a)
+        infos_b = self._hist_tag_infos(run_b)
+        pairs = pairing.suggest_tag_pairs(infos_a, infos_b)
+        return {
+            "runA": run_a,
+            "runB": run_b,
+            "tagsA": [_tag_info_json(i) for i in infos_a],
+            "tagsB": [_tag_info_json(i) for i in infos_b],
+            "pairs": [
+                {
+                    "tagA": p.tag_a,
+                    "tagB": p.tag_b,
+                    "score": p.score,
+                    "reasons": list(p.reasons),
+                }
+                for p in pairs
+            ],
+        }
+
+    def _hist_tag_infos(self, run: str) -> list[pairing.HistTagInfo]:
+        self._summary(run)  # 404 for an unknown run
+        infos = []
+        # First-seen order: writers log layers in model order.
+        for order, tag in enumerate(self._store.histogram_tags_in_order(run)):
+            series = self._store.histograms(run, tag)
+            count = (
+                int(round(float(series.counts[0].sum())))
+                if len(series)
+                else None
+            )
+            infos.append(pairing.HistTagInfo(tag, count or None, order))
+        return infos[: pairing.MAX_PAIR_TAGS]
+
+    def _summary(self, run: str) -> RunSummary:
+        summary = self._context().summaries.get(run)
+        if summary is None:
+            raise NotFound(f"unknown run {run!r}")
+        return summary
+
+    def _histogram_series(self, run: str, tag: str) -> HistogramSeries:
+        summary = self._summary(run)
+        if tag not in summary.histogram_tags:
+            raise NotFound(f"run {run!r} has no histogram tag {tag!r}")
+        return self._store.histograms(run, tag)
+
+    def _histogram_positions(
+        self, run: str, tag: str, series: HistogramSeries, axis: str
+    ) -> np.ndarray | Excluded:
+        ctx = self._context()
+        return axis_values(
+            axis,
+            _Positions(series.steps, series.wall_times, np.zeros(len(series))),
+            tag=tag,
+            epoch_map=ctx.epoch_maps[run],
+            run_start_time=ctx.summaries[run].start_time,
+            run_last_step=ctx.summaries[run].last_step,
+        )
+
+    def _placed_histograms(
+        self, run: str, tag: str, axis: str
+    ) -> tuple[HistogramSeries, np.ndarray]:
+        series = self._histogram_series(run, tag)
+        positions = self._histogram_positions(run, tag, series, axis)
+        if isinstance(positions, Excluded):
+            raise ValueError(
+                f"run {run!r} has no place on axis {axis}: {positions.reason}"
+            )
+        return series, positions
+
+    # Layouts.
+
+    def layouts(self) -> dict[str, Any]:
+        """`GET layouts`: user layouts and those logged in the runs."""
+        per_run = {
+            run: [layout for _, layout in logged]
+            for run, logged in self._store.layouts().items()
+        }
+        imported = (
+            layouts.layout_to_json(layouts.convert_imported_layouts(per_run))
+            if per_run
+            else None
+        )
+        store = self._layout_store
+        return {
+            "layouts": store.list() if store else [],
+            "imported": imported,
+            "warnings": store.warnings() if store else [],
+            "path": store.path if store else None,
+            "pathReason": self._layout_path_reason,
+            "writable": store is not None,
+        }
+
+    def save_layout(self, body: Any) -> dict[str, Any]:
+        """`POST layouts`: validates and saves a user layout."""
+        store = self._writable_layouts()
+        if not isinstance(body, dict) or "layout" not in body:
+            raise ValueError(
+                'the body must be {"layout": {...}, "previousName": ...}'
+            )
+        unknown = set(body) - {"layout", "previousName", "overwrite"}
+        if unknown:
+            raise ValueError(f"unknown keys in the body: {sorted(unknown)}")
+        previous = body.get("previousName")
+        if previous is not None and not isinstance(previous, str):
+            raise ValueError("previousName must be a string or null")
+        overwrite = body.get("overwrite", True)
+        if not isinstance(overwrite, bool):
+            raise ValueError("overwrite must be true or false")
+        saved = store.save(
+            body["layout"], previous_name=previous, overwrite=overwrite
+        )
+        return {"layout": saved}
+
+    def delete_layout(self, name: str) -> dict[str, Any]:
+        """`DELETE layouts?name=`: removes a user layout."""
+        store = self._writable_layouts()
+        if not store.delete(name):
+            raise NotFound(f"no layout named {name!r}")
+        return {"deleted": name}
+
+    def preview_layout(self, body: Any) -> dict[str, Any]:
+        """`POST layout_preview`: what each chart's regexes match now."""
+        obj = body.get("layout") if isinstance(body, dict) else None
+        ctx = self._context()
+        candidates = [
+            layouts.Candidate(run, tag, _metric_name(ctx, run, tag))
+            for run, summary in sorted(ctx.summaries.items())
+            for tag in summary.scalar_tags
+        ]
+        return layouts.preview_to_json(layouts.preview_layout(obj, candidates))
+
+    def _writable_layouts(self) -> LayoutStore:
+        if self._layout_store is None:
+            raise LayoutsUnavailable(
+                f"layouts cannot be saved: {self._layout_path_reason}"
+            )
+        return self._layout_store
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalarQuery:
+    """Parsed arguments of `scalars` and `export`."""
+
+    runs: tuple[str, ...]
+    tag: str | None
+    metric: str | None
+    x: str = "step"
+    smoothing: float = 0.0
+    smoothing_mode: str = "ema"
+    points: int = 1000
+    baseline: str | None = None
+    diff_mode: str = "difference"
+    x_range: tuple[float, float] | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class HistogramQuery:
+    """Parsed arguments of the two-histogram routes."""
+
+    run_a: str
+    tag_a: str
+    run_b: str
+    tag_b: str
+    x: str = "step"
+    bins: int = histdiff.DEFAULT_BINS
+
+
+def _metric_name(ctx: _Context, run: str, tag: str) -> str | None:
+    found = canonical_metric(ctx.infos[run], tag, aliases=ctx.aliases)
+    return None if found is None else found.name
+
+
+def _epoch_source(emap: EpochMap | Excluded) -> str:
+    if isinstance(emap, Excluded):
+        return f"none: {emap.reason}"
+    return emap.source
+
+
+def _run_entry(
+    summary: RunSummary, emap: EpochMap | Excluded
 ) -> dict[str, Any]:
-    """`GET runs`: the run catalog."""
-    stats = loader.last_stats
-    return {
-        "runs": [_run_entry(summary) for summary in store.summaries()],
-        "loading": not loader.loaded_once.is_set(),
-        "dataVersion": store.version,
-        "reload": (
-            None
-            if stats is None
-            else {"seconds": stats.seconds, "bytesRead": stats.bytes_read}
-        ),
-        "errors": [e for e in (config.error, loader.last_error) if e],
-    }
-
-
-def _run_entry(summary: RunSummary) -> dict[str, Any]:
     meta = summary.meta
     return {
         "run": meta.run,
@@ -72,9 +710,34 @@ def _run_entry(summary: RunSummary) -> dict[str, Any]:
         "lastStep": summary.last_step,
         "startTime": summary.start_time,
         "endTime": summary.end_time,
-        "epochSource": None,
+        "epochSource": _epoch_source(emap),
+        "hasEpochAxis": isinstance(emap, EpochMap),
         "hasLayout": summary.has_layout,
         "evidence": list(meta.evidence),
         "files": list(meta.files),
         "warnings": list(meta.warnings),
+    }
+
+
+def _histogram_side(
+    run: str,
+    tag: str,
+    series: HistogramSeries,
+    positions: np.ndarray,
+    index: int,
+) -> dict[str, Any]:
+    return {
+        "run": run,
+        "tag": tag,
+        "step": int(series.steps[index]),
+        "wallTime": float(series.wall_times[index]),
+        "x": float(positions[index]),
+    }
+
+
+def _tag_info_json(info: pairing.HistTagInfo) -> dict[str, Any]:
+    return {
+        "tag": info.tag,
+        "elementCount": info.element_count,
+        "order": info.order,
     }

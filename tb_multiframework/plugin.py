@@ -1,17 +1,23 @@
 """The TensorBoard plugin: flags, routes, and the static frontend.
 
-Routes only parse and validate arguments, call `core`, and answer JSON. Bad
-arguments are a 400 and unknown runs or tags a 404, both as `{"error": ...}`.
-This module is the plugin's entry point, so its imports stay light.
+Routes only parse and validate arguments, call `api` (which calls `core`),
+and answer JSON. Bad arguments are a 400 and unknown runs or tags a 404, both
+as `{"error": ...}`; no argument can cause a 500. Requests that change
+something (POST, DELETE) must carry `Content-Type: application/json` and
+`X-XSRF-Protected: 1`, which a cross-site form cannot send: TensorBoard has
+no XSRF protection of its own. This module is the plugin's entry point, so
+its imports stay light.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import mimetypes
 import os
 import posixpath
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from tensorboard.backend import http_util
 from tensorboard.plugins import base_plugin
@@ -19,10 +25,24 @@ from werkzeug import wrappers
 
 from tb_multiframework import api
 from tb_multiframework.config import ConfigFile, default_config_path
+from tb_multiframework.core import histdiff
+from tb_multiframework.core.axes import AXES
+from tb_multiframework.core.diff import DIFF_MODES
+from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
+from tb_multiframework.core.smoothing import SMOOTHING_MODES
 from tb_multiframework.ingest.loader import Loader
+from tb_multiframework.layout_store import (
+    LayoutExistsError,
+    LayoutStore,
+    LayoutStoreError,
+    resolve_layouts_path,
+)
 from tb_multiframework.store import Store
 
 PLUGIN_NAME = "tb_multiframework"
+_MAX_BODY_BYTES = 512 * 1024  # bytes of a POST body
+_MAX_ARG_CHARS = 4096  # characters of one query argument
+_MAX_RUNS = 200  # `run` arguments in one request
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
 # A wheel ships the frontend in static/; a source checkout (or an editable
 # install) serves frontend/ beside the package.
@@ -60,7 +80,8 @@ class MultiframeworkLoader(base_plugin.TBLoader):
             type=str,
             default="",
             help="JSON file with per-run settings (framework, group, epochs) "
-            "and metric aliases for the tb_multiframework tab.",
+            "and metric aliases for the tb_multiframework tab (default: "
+            "<logdir>/.tb_multiframework/config.json if present).",
         )
         group.add_argument(
             "--tbmf_layouts_dir",
@@ -76,6 +97,14 @@ class MultiframeworkLoader(base_plugin.TBLoader):
         return MultiframeworkPlugin(context)
 
 
+class _BadRequest(ValueError):
+    """A malformed request (HTTP 400)."""
+
+
+class _Forbidden(Exception):
+    """A mutating request without the XSRF header or JSON type (HTTP 403)."""
+
+
 class MultiframeworkPlugin(base_plugin.TBPlugin):
     """Compares runs of PyTorch, TensorFlow/Keras and PaddlePaddle."""
 
@@ -84,13 +113,21 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     def __init__(self, context: base_plugin.TBContext) -> None:
         flags = context.flags
         self._logdir = context.logdir or ""
-        self._config_file = ConfigFile(
-            getattr(flags, "tbmf_config", "") or None
+        flag_config = getattr(flags, "tbmf_config", "") or ""
+        config_file = ConfigFile(
+            flag_config or default_config_path(self._logdir),
+            optional=not flag_config,
         )
-        self._config_file.refresh()
-        self._store = Store()
+        config_file.refresh()
+        store = Store()
         self._loader = Loader(
-            self._logdir, self._store, config=self._current_config
+            self._logdir, store, config=lambda: config_file.config
+        )
+        layout_store, reason = _layout_store(
+            self._logdir, getattr(flags, "tbmf_layouts_dir", "") or None
+        )
+        self._api = api.Api(
+            store, self._loader, config_file, layout_store, reason
         )
         if self._logdir:
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
@@ -98,15 +135,20 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
                 self._loader.reload()
             self._loader.start(interval)
 
-    def _current_config(self) -> Any:
-        self._config_file.refresh()
-        return self._config_file.config
-
     def get_plugin_apps(self) -> dict[str, Callable[..., Any]]:
         return {
             "/index.js": self._serve_index,
             "/static/*": self._serve_static,
             "/runs": self.runs_route,
+            "/metrics": self.metrics_route,
+            "/scalars": self.scalars_route,
+            "/export": self.export_route,
+            "/histograms": self.histograms_route,
+            "/histogram_diff": self.histogram_diff_route,
+            "/histogram_distances": self.histogram_distances_route,
+            "/histogram_pairs": self.histogram_pairs_route,
+            "/layouts": self.layouts_route,
+            "/layout_preview": self.layout_preview_route,
         }
 
     def is_active(self) -> bool:
@@ -121,7 +163,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
 
     @wrappers.Request.application
     def _serve_index(self, request: wrappers.Request) -> wrappers.Response:
-        return self._static_response(request, "index.js")
+        return _static_response(request, "index.js")
 
     @wrappers.Request.application
     def _serve_static(self, request: wrappers.Request) -> wrappers.Response:
@@ -130,41 +172,285 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         relative = (
             path[path.index(marker) + len(marker) :] if marker in path else ""
         )
-        return self._static_response(request, relative)
-
-    def _static_response(
-        self, request: wrappers.Request, relative: str
-    ) -> wrappers.Response:
-        root = static_dir()
-        if root is None:
-            return _error(request, 404, "the frontend files are not installed")
-        normalized = posixpath.normpath("/" + relative).lstrip("/")
-        if (
-            not relative
-            or normalized != relative
-            or relative.startswith(".")
-            or "\\" in relative
-        ):
-            return _error(request, 400, f"invalid static path {relative!r}")
-        full = os.path.join(root, *normalized.split("/"))
-        if not os.path.isfile(full):
-            return _error(request, 404, f"no static file {relative!r}")
-        extension = os.path.splitext(full)[1]
-        content_type = _STATIC_TYPES.get(extension) or (
-            mimetypes.guess_type(full)[0] or "application/octet-stream"
-        )
-        with open(full, "rb") as handle:
-            content = handle.read()
-        return http_util.Respond(request, content, content_type)
+        return _static_response(request, relative)
 
     # Data routes.
 
     @wrappers.Request.application
     def runs_route(self, request: wrappers.Request) -> wrappers.Response:
-        return _json(
-            request,
-            api.runs_payload(self._store, self._loader, self._config_file),
+        return _answer(request, lambda: self._api.runs())
+
+    @wrappers.Request.application
+    def metrics_route(self, request: wrappers.Request) -> wrappers.Response:
+        return _answer(request, lambda: self._api.metrics())
+
+    @wrappers.Request.application
+    def scalars_route(self, request: wrappers.Request) -> wrappers.Response:
+        return _answer(
+            request, lambda: self._api.scalars(_scalar_query(request))
         )
+
+    @wrappers.Request.application
+    def export_route(self, request: wrappers.Request) -> wrappers.Response:
+        def run() -> wrappers.Response:
+            fmt = _choice(request, "format", ("csv", "json"), "csv")
+            body, content_type = self._api.export(_scalar_query(request), fmt)
+            response = http_util.Respond(request, body, content_type)
+            response.headers["Content-Disposition"] = (
+                f'attachment; filename="tb_multiframework_export.{fmt}"'
+            )
+            return response
+
+        return _answer(request, run)
+
+    @wrappers.Request.application
+    def histograms_route(self, request: wrappers.Request) -> wrappers.Response:
+        return _answer(
+            request,
+            lambda: self._api.histograms(
+                _text(request, "run"),
+                _text(request, "tag"),
+                _choice(request, "x", AXES, "step"),
+            ),
+        )
+
+    @wrappers.Request.application
+    def histogram_diff_route(
+        self, request: wrappers.Request
+    ) -> wrappers.Response:
+        return _answer(
+            request,
+            lambda: self._api.histogram_diff(
+                _histogram_query(request),
+                _number(request, "at", None),
+            ),
+        )
+
+    @wrappers.Request.application
+    def histogram_distances_route(
+        self, request: wrappers.Request
+    ) -> wrappers.Response:
+        return _answer(
+            request,
+            lambda: self._api.histogram_distances(_histogram_query(request)),
+        )
+
+    @wrappers.Request.application
+    def histogram_pairs_route(
+        self, request: wrappers.Request
+    ) -> wrappers.Response:
+        return _answer(
+            request,
+            lambda: self._api.histogram_pairs(
+                _text(request, "runA"), _text(request, "runB")
+            ),
+        )
+
+    @wrappers.Request.application
+    def layouts_route(self, request: wrappers.Request) -> wrappers.Response:
+        if request.method == "GET":
+            return _answer(request, lambda: self._api.layouts())
+        if request.method == "POST":
+            return _answer(
+                request, lambda: self._api.save_layout(_json_body(request))
+            )
+        if request.method == "DELETE":
+
+            def delete() -> Any:
+                _checked_mutation(request)
+                return self._api.delete_layout(_text(request, "name"))
+
+            return _answer(request, delete)
+        return _error(request, 405, f"method {request.method} not allowed")
+
+    @wrappers.Request.application
+    def layout_preview_route(
+        self, request: wrappers.Request
+    ) -> wrappers.Response:
+        if request.method != "POST":
+            return _error(request, 405, "use POST with a JSON body")
+        return _answer(
+            request, lambda: self._api.preview_layout(_json_body(request))
+        )
+
+
+def _layout_store(
+    logdir: str, flag_dir: str | None
+) -> tuple[LayoutStore | None, str]:
+    if not logdir and not flag_dir:
+        return None, "no logdir"
+    try:
+        path, reason = resolve_layouts_path(logdir, flag_dir=flag_dir)
+    except (OSError, ValueError) as error:
+        return None, f"no writable place for layouts: {error}"
+    return LayoutStore(path), reason
+
+
+# Arguments.
+
+
+def _text(request: wrappers.Request, name: str) -> str:
+    value = request.args.get(name)
+    if value is None or value == "":
+        raise _BadRequest(f"missing argument {name!r}")
+    if len(value) > _MAX_ARG_CHARS:
+        raise _BadRequest(f"argument {name!r} is too long")
+    return value
+
+
+def _optional_text(request: wrappers.Request, name: str) -> str | None:
+    return _text(request, name) if request.args.get(name) else None
+
+
+def _choice(
+    request: wrappers.Request,
+    name: str,
+    allowed: tuple[str, ...],
+    default: str,
+) -> str:
+    value = request.args.get(name, default)
+    if value not in allowed:
+        raise _BadRequest(
+            f"argument {name!r} is {value!r}; expected one of {list(allowed)}"
+        )
+    return value
+
+
+def _number(
+    request: wrappers.Request, name: str, default: float | None
+) -> float | None:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise _BadRequest(
+            f"argument {name!r} is not a number: {raw!r}"
+        ) from None
+    if not math.isfinite(value):
+        raise _BadRequest(f"argument {name!r} must be finite, got {raw!r}")
+    return value
+
+
+def _integer(
+    request: wrappers.Request, name: str, default: int, low: int, high: int
+) -> int:
+    raw = request.args.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise _BadRequest(
+            f"argument {name!r} is not an integer: {raw!r}"
+        ) from None
+    if not low <= value <= high:
+        raise _BadRequest(
+            f"argument {name!r} must be in [{low}, {high}], got {value}"
+        )
+    return value
+
+
+def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
+    runs = tuple(request.args.getlist("run"))
+    if len(runs) > _MAX_RUNS:
+        raise _BadRequest(f"{len(runs)} runs named; at most {_MAX_RUNS}")
+    if any(not run or len(run) > _MAX_ARG_CHARS for run in runs):
+        raise _BadRequest("empty or overlong 'run' argument")
+    tag = _optional_text(request, "tag")
+    metric = _optional_text(request, "metric")
+    if (tag is None) == (metric is None):
+        raise _BadRequest("give exactly one of 'tag' and 'metric'")
+    smoothing = _number(request, "smoothing", 0.0)
+    assert smoothing is not None
+    if not 0.0 <= smoothing < 1.0:
+        raise _BadRequest(
+            f"argument 'smoothing' must be in [0, 1), got {smoothing}"
+        )
+    x_min, x_max = _number(request, "xMin", None), _number(
+        request, "xMax", None
+    )
+    if (x_min is None) != (x_max is None):
+        raise _BadRequest("give both 'xMin' and 'xMax', or neither")
+    x_range = None if x_min is None or x_max is None else (x_min, x_max)
+    if x_range is not None and x_range[0] > x_range[1]:
+        raise _BadRequest(f"xMin {x_min} is above xMax {x_max}")
+    return api.ScalarQuery(
+        runs=runs,
+        tag=tag,
+        metric=metric,
+        x=_choice(request, "x", AXES, "step"),
+        smoothing=smoothing,
+        smoothing_mode=_choice(
+            request, "smoothingMode", tuple(SMOOTHING_MODES), "ema"
+        ),
+        points=_integer(request, "points", DEFAULT_POINTS, 1, MAX_POINTS),
+        baseline=_optional_text(request, "baseline"),
+        diff_mode=_choice(request, "diffMode", tuple(DIFF_MODES), "difference"),
+        x_range=x_range,
+    )
+
+
+def _histogram_query(request: wrappers.Request) -> api.HistogramQuery:
+    return api.HistogramQuery(
+        run_a=_text(request, "runA"),
+        tag_a=_text(request, "tagA"),
+        run_b=_text(request, "runB"),
+        tag_b=_text(request, "tagB"),
+        x=_choice(request, "x", AXES, "step"),
+        bins=_integer(
+            request, "bins", histdiff.DEFAULT_BINS, 1, histdiff.MAX_BINS
+        ),
+    )
+
+
+def _checked_mutation(request: wrappers.Request) -> None:
+    """Refuses a mutating request a cross-site page could have sent."""
+    if request.headers.get("X-XSRF-Protected") != "1":
+        raise _Forbidden("missing header X-XSRF-Protected: 1")
+    if request.mimetype != "application/json":
+        raise _Forbidden(
+            f"Content-Type must be application/json, not {request.mimetype!r}"
+        )
+
+
+def _json_body(request: wrappers.Request) -> Any:
+    _checked_mutation(request)
+    length = request.content_length
+    if length is not None and length > _MAX_BODY_BYTES:
+        raise _BadRequest(f"body of {length} bytes exceeds {_MAX_BODY_BYTES}")
+    raw = request.get_data(cache=False)
+    if len(raw) > _MAX_BODY_BYTES:
+        raise _BadRequest(f"body exceeds {_MAX_BODY_BYTES} bytes")
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise _BadRequest(f"body is not JSON: {error}") from None
+
+
+# Responses.
+
+
+def _answer(
+    request: wrappers.Request, compute: Callable[[], Any]
+) -> wrappers.Response:
+    """Runs a route's work and maps its errors to JSON answers."""
+    try:
+        result = compute()
+    except _Forbidden as error:
+        return _error(request, 403, str(error))
+    except api.NotFound as error:
+        return _error(request, 404, str(error.args[0] if error.args else error))
+    except LayoutExistsError as error:
+        return _error(request, 409, str(error))
+    except ValueError as error:
+        return _error(request, 400, str(error))
+    except (api.LayoutsUnavailable, LayoutStoreError) as error:
+        return _error(request, 503, str(error))
+    if isinstance(result, wrappers.Response):
+        return result
+    return _json(request, result)
 
 
 def _json(
@@ -180,3 +466,29 @@ def _error(
     request: wrappers.Request, code: int, message: str
 ) -> wrappers.Response:
     return _json(request, {"error": message}, code=code)
+
+
+def _static_response(
+    request: wrappers.Request, relative: str
+) -> wrappers.Response:
+    root = static_dir()
+    if root is None:
+        return _error(request, 404, "the frontend files are not installed")
+    normalized = posixpath.normpath("/" + relative).lstrip("/")
+    if (
+        not relative
+        or normalized != relative
+        or relative.startswith(".")
+        or "\\" in relative
+    ):
+        return _error(request, 400, f"invalid static path {relative!r}")
+    full = os.path.join(root, *normalized.split("/"))
+    if not os.path.isfile(full):
+        return _error(request, 404, f"no static file {relative!r}")
+    extension = os.path.splitext(full)[1]
+    content_type = _STATIC_TYPES.get(extension) or (
+        mimetypes.guess_type(full)[0] or "application/octet-stream"
+    )
+    with open(full, "rb") as handle:
+        content = handle.read()
+    return http_util.Respond(request, content, content_type)

@@ -335,6 +335,11 @@ class Store:
             steps=steps, wall_times=walls, edges=edges, counts=counts
         )
 
+    def histogram_tags_in_order(self, run: str) -> list[str]:
+        """A run's histogram tags in the order they were first logged."""
+        with self._lock:
+            return list(self._runs[run].histograms)
+
     def layouts(self) -> dict[str, list[tuple[int, dict[str, Any]]]]:
         """Layouts logged per run, in logged order."""
         with self._lock:

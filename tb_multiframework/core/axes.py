@@ -16,7 +16,8 @@ A run's epoch map comes from the first of these that exists:
 
 1. the user's config (`stepsPerEpoch`; `epochOffset` shifts any source);
 2. a scalar tag named `epoch` (an integer staircase, or fractional epochs);
-3. Keras' layout: `epoch_*` tags at step = epoch index; iterations per epoch
+3. Keras' layout: `epoch_*` tags (and weight histograms) at step = epoch
+   index; iterations per epoch
    from `evaluation_*_vs_iterations` of the group's `validation` run, else
    estimated from wall-clock times;
 4. Paddle hapi's layout (`paddle.callbacks.VisualDL`): `eval/*` at step =
@@ -33,6 +34,7 @@ with the reason, never placed on another axis.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -47,6 +49,7 @@ _EPOCH_INDEX_RATIO = 4  # other tags' last step / epochs, to call steps epochs
 _EPOCH_DECIMALS = 9  # epoch positions are rounded to 1e-9 epoch
 
 _EMPTY = np.empty(0, dtype=np.float64)
+_KERAS_STEP_COUNTED = re.compile(r"batch_|evaluation_.+_vs_iterations$")
 
 
 @dataclass(frozen=True)
@@ -259,7 +262,11 @@ def _epoch_indexed_tags(
     """Which convention the run follows and its epoch-indexed tags."""
     names = list(tags)
     if _is_keras(run, names):
-        return "keras", frozenset(t for t in names if t.startswith("epoch_"))
+        # The callback writes everything at step = epoch (epoch_* scalars,
+        # weight histograms) except batch_* and evaluation_*_vs_iterations.
+        return "keras", frozenset(
+            t for t in names if not _KERAS_STEP_COUNTED.match(t)
+        )
     if run.writer == "visualdl" or run.framework == "paddle":
         evals = [t for t in names if t.startswith("eval/")]
         trains = [t for t in names if t.startswith("train/")]

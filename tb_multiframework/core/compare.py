@@ -131,10 +131,11 @@ class Comparison:
     diffs: tuple[DiffResult, ...]
 
     def to_json(self) -> dict[str, Any]:
-        """The JSON body of the `scalars` route (camelCase, plain floats).
+        """The body of the `scalars` route (camelCase).
 
-        Non-finite floats stay floats; TensorBoard's `Respond` turns them
-        into the strings "NaN", "Infinity" and "-Infinity".
+        Arrays stay numpy arrays for the route's JSON encoder, which writes
+        non-finite values as the strings "NaN", "Infinity" and "-Infinity"
+        (TensorBoard's own convention).
         """
         return {
             "x": self.axis,
@@ -505,12 +506,12 @@ def _series_json(s: SeriesResult) -> dict[str, Any]:
     out: dict[str, Any] = {
         "run": s.run,
         "tag": s.tag,
-        "x": s.x.tolist(),
-        "y": s.y.tolist(),
-        "yMin": s.y_min.tolist(),
-        "yMax": s.y_max.tolist(),
-        "smoothed": s.smoothed.tolist(),
-        "steps": s.steps.tolist(),
+        "x": s.x,
+        "y": s.y,
+        "yMin": s.y_min,
+        "yMax": s.y_max,
+        "smoothed": s.smoothed,
+        "steps": s.steps,
         "total": s.total,
         "returned": s.returned,
     }
@@ -525,11 +526,11 @@ def _diff_json(d: DiffResult) -> dict[str, Any]:
         "tag": d.tag,
         "baseline": d.baseline,
         "baselineTag": d.baseline_tag,
-        "x": d.x.tolist(),
-        "y": d.y.tolist(),
-        "yMin": d.y_min.tolist(),
-        "yMax": d.y_max.tolist(),
-        "smoothed": d.smoothed.tolist(),
+        "x": d.x,
+        "y": d.y,
+        "yMin": d.y_min,
+        "yMax": d.y_max,
+        "smoothed": d.smoothed,
         "total": d.total,
         "returned": d.returned,
     }

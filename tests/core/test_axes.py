@@ -364,3 +364,16 @@ def test_few_batches_per_epoch_are_not_guessed():
     # 0..9 beside steps up to 19: too close to call the first epoch indices.
     tags = {"a": series(range(10)), "b": series(range(20))}
     assert isinstance(build_epoch_map(TORCH, {"torch": tags}), Excluded)
+
+
+def test_keras_weight_histograms_sit_at_epoch_end_like_epoch_tags():
+    # Keras writes histograms at step = epoch index in the train run; when
+    # the route passes their steps with the scalars they follow epoch_*.
+    group = keras_group()
+    group["fit/train"]["mlp/dense/kernel/histogram"] = series([0, 1, 2])
+    train = build_epoch_map(KERAS_TRAIN, group)
+    hist = group["fit/train"]["mlp/dense/kernel/histogram"]
+    np.testing.assert_allclose(
+        epochs_of(train, "mlp/dense/kernel/histogram", hist), [1, 2, 3]
+    )
+    assert "batch_loss" not in train.epoch_indexed_tags

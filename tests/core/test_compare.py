@@ -147,7 +147,7 @@ def test_json_shape():
         "total",
         "returned",
     }
-    assert series["x"] == [0.0, 1.0]
+    assert list(series["x"]) == [0.0, 1.0]
     assert math.isnan(series["y"][1])
     assert set(body["diffs"][0]) >= {"run", "baseline", "x", "y"}
 

@@ -1,0 +1,46 @@
+"""Shared fixtures: the plugin over a logdir, behind TensorBoard's WSGI app."""
+
+import argparse
+import os
+import shutil
+
+import pytest
+from tensorboard.backend import application
+from tensorboard.plugins import base_plugin
+from werkzeug import test as werkzeug_test
+
+from tb_multiframework.plugin import MultiframeworkLoader
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEMO_LOGS = os.path.join(ROOT, "demo_logs")
+
+
+def make_client(logdir, **flag_values):
+    """A werkzeug client for TensorBoard serving only this plugin."""
+    parser = argparse.ArgumentParser()
+    loader = MultiframeworkLoader()
+    loader.define_flags(parser)
+    flags = parser.parse_args([])
+    flags.logdir = logdir
+    flags.reload_interval = 0
+    flags.reload_task = "blocking"
+    for key, value in flag_values.items():
+        setattr(flags, key, value)
+    context = base_plugin.TBContext(logdir=logdir, flags=flags)
+    plugin = loader.load(context)
+    app = application.TensorBoardWSGI([plugin])
+    return werkzeug_test.Client(app), plugin
+
+
+@pytest.fixture
+def demo_copy(tmp_path):
+    """A private copy of demo_logs (saving layouts writes into the logdir)."""
+    target = tmp_path / "demo_logs"
+    shutil.copytree(DEMO_LOGS, target)
+    return str(target)
+
+
+@pytest.fixture
+def demo_client(demo_copy):
+    client, _ = make_client(demo_copy)
+    return client
