@@ -1,0 +1,398 @@
+// Talks to the plugin's HTTP API: fetch helpers, stale-response handling and
+// the runs catalog, which polls `dataVersion` and tells views when data moved.
+
+/**
+ * @typedef {'pytorch' | 'tensorflow' | 'paddle' | 'unknown'} Framework
+ *
+ * @typedef {Object} RunInfo One entry of `GET runs`.
+ * @property {string} run TensorBoard's run name (`/`-separated directory)
+ * @property {string} group the logical run (Keras `x/train` → `x`)
+ * @property {Framework} framework
+ * @property {string} writer e.g. `torch.utils.tensorboard`, `keras`
+ * @property {string} format `tfevents` or `visualdl`
+ * @property {string} [displayName] a name the user set in the config file
+ * @property {string[]} scalarTags
+ * @property {string[]} histogramTags
+ * @property {Record<string, string[]>} [otherTags] plugin name → tags
+ * @property {number} numPoints scalar points read
+ * @property {number} numHistograms
+ * @property {number | null} firstStep
+ * @property {number | null} lastStep
+ * @property {number | null} startTime epoch seconds
+ * @property {number | null} endTime epoch seconds
+ * @property {string | null} epochSource
+ * @property {boolean} [hasLayout]
+ * @property {string[]} [evidence] why this framework and writer
+ * @property {string[]} [files]
+ * @property {string[]} warnings
+ *
+ * @typedef {Object} RunsPayload The body of `GET runs`.
+ * @property {RunInfo[]} runs
+ * @property {boolean} loading true until the first load of the logdir ended
+ * @property {number} dataVersion grows whenever the data changes
+ * @property {string[]} errors global problems, e.g. a bad config file
+ */
+
+/** The plugin's route root; this module lives in `<root>/static/`. */
+export const API_BASE = new URL("../", import.meta.url);
+
+/** Milliseconds between two polls of `runs` while the tab is visible. */
+export const POLL_INTERVAL_MS = 5000;
+/** Milliseconds between polls while TensorBoard is still reading the logdir. */
+export const LOADING_POLL_INTERVAL_MS = 1000;
+/** Longest server message shown to the user, in characters. */
+const MAX_ERROR_TEXT = 500;
+
+/** An HTTP or network failure, with the server's `{"error"}` text. */
+export class ApiError extends Error {
+  /**
+   * @param {string} message what went wrong, ready to show
+   * @param {{status?: number, route?: string}} [details]
+   */
+  constructor(message, { status = 0, route = "" } = {}) {
+    super(message);
+    this.name = "ApiError";
+    /** HTTP status, 0 for network failures. */
+    this.status = status;
+    /** The route that failed, e.g. `runs`. */
+    this.route = route;
+  }
+}
+
+/**
+ * The absolute URL of a route; relative to this module, so it works under
+ * `--path_prefix` and behind proxies. Array values repeat the parameter.
+ * @param {string} route e.g. `runs` or `scalars`
+ * @param {Record<string, string | number | boolean | null | undefined | (string | number)[]>} [params]
+ * @returns {URL}
+ */
+export function apiUrl(route, params = {}) {
+  const url = new URL(route, API_BASE);
+  for (const [name, value] of Object.entries(params)) {
+    if (value == null) continue;
+    for (const item of Array.isArray(value) ? value : [value]) {
+      url.searchParams.append(name, String(item));
+    }
+  }
+  return url;
+}
+
+/**
+ * GETs (or sends) JSON. A non-2xx answer becomes an ApiError carrying the
+ * server's `{"error": "..."}` text; aborting rejects with the AbortError.
+ * @param {string} route
+ * @param {Parameters<typeof apiUrl>[1]} [params]
+ * @param {{signal?: AbortSignal, method?: string, body?: unknown}} [options]
+ *     a `body` is sent as JSON with the header TensorBoard's own frontend
+ *     uses against cross-site requests
+ * @returns {Promise<any>}
+ */
+export async function fetchJson(route, params = {}, options = {}) {
+  const { signal, method = "GET", body } = options;
+  /** @type {RequestInit} */
+  const init = { method, signal, credentials: "same-origin" };
+  if (body !== undefined) {
+    init.headers = {
+      "Content-Type": "application/json",
+      "X-XSRF-Protected": "1",
+    };
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(apiUrl(route, params), init);
+  } catch (error) {
+    if (isAbort(error)) throw error;
+    throw new ApiError(
+      `Cannot reach TensorBoard (${route}): ${errorText(error)}`,
+      { route },
+    );
+  }
+  const text = await response.text();
+  /** @type {any} */
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch {
+    data = null;
+  }
+  if (!response.ok) {
+    const serverText =
+      data && typeof data.error === "string"
+        ? data.error
+        : text.slice(0, MAX_ERROR_TEXT) || response.statusText;
+    throw new ApiError(serverText || `HTTP ${response.status}`, {
+      status: response.status,
+      route,
+    });
+  }
+  if (data === null) {
+    throw new ApiError(`The ${route} route did not answer JSON`, {
+      status: response.status,
+      route,
+    });
+  }
+  return data;
+}
+
+/**
+ * @param {unknown} error
+ * @returns {boolean} whether `error` is the rejection of an aborted fetch
+ */
+export function isAbort(error) {
+  return error instanceof DOMException && error.name === "AbortError";
+}
+
+/**
+ * @param {unknown} error
+ * @returns {string} a message to show for any thrown value
+ */
+export function errorText(error) {
+  if (error instanceof Error) return error.message;
+  return String(error);
+}
+
+/**
+ * @template T
+ * @typedef {{stale: true} | {stale: false, value: T, error?: undefined}
+ *     | {stale: false, error: ApiError, value?: undefined}} Outcome
+ */
+
+/**
+ * Keeps only the newest of overlapping requests: starting a new one aborts
+ * the previous, whose outcome comes back as `{stale: true}` for the caller
+ * to drop. A view keeps one of these per kind of data it loads.
+ */
+export class LatestRequest {
+  constructor() {
+    /** @type {AbortController | null} */
+    this._controller = null;
+    this._generation = 0;
+  }
+
+  /**
+   * @template T
+   * @param {(signal: AbortSignal) => Promise<T>} load
+   * @returns {Promise<Outcome<T>>}
+   */
+  async run(load) {
+    this.cancel();
+    const controller = new AbortController();
+    this._controller = controller;
+    const generation = ++this._generation;
+    try {
+      const value = await load(controller.signal);
+      if (generation !== this._generation) return { stale: true };
+      return { stale: false, value };
+    } catch (error) {
+      if (generation !== this._generation || isAbort(error)) {
+        return { stale: true };
+      }
+      const apiError =
+        error instanceof ApiError ? error : new ApiError(errorText(error));
+      return { stale: false, error: apiError };
+    } finally {
+      if (this._controller === controller) this._controller = null;
+    }
+  }
+
+  /** Aborts the request in flight, if any. */
+  cancel() {
+    this._generation++;
+    this._controller?.abort();
+    this._controller = null;
+  }
+}
+
+/**
+ * @typedef {Object} CatalogChange
+ * @property {boolean} dataChanged `dataVersion` moved (or the first load
+ *     arrived): views re-fetch their data
+ * @property {boolean} statusChanged loading, errors or the fetch error moved
+ */
+
+/** @typedef {(catalog: Catalog, change: CatalogChange) => void} CatalogListener */
+
+/**
+ * The runs catalog: the latest `GET runs` payload, polled while the tab is
+ * visible. Views subscribe and re-fetch their own data when `dataChanged`.
+ */
+export class Catalog {
+  /**
+   * @param {{intervalMs?: number, loadingIntervalMs?: number}} [options]
+   */
+  constructor({
+    intervalMs = POLL_INTERVAL_MS,
+    loadingIntervalMs = LOADING_POLL_INTERVAL_MS,
+  } = {}) {
+    /** @type {RunsPayload | null} */
+    this.payload = null;
+    /** The last failure of `GET runs`, cleared by the next success. */
+    /** @type {ApiError | null} */
+    this.error = null;
+    /** Date.now() of the last successful fetch. */
+    this.updatedAt = 0;
+    this._intervalMs = intervalMs;
+    this._loadingIntervalMs = loadingIntervalMs;
+    this._request = new LatestRequest();
+    /** @type {Set<CatalogListener>} */
+    this._listeners = new Set();
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this._timer = null;
+    this._started = false;
+    /** @type {Map<string, RunInfo>} */
+    this._byName = new Map();
+    this._onVisible = () => {
+      if (this._isShown()) void this.refresh();
+    };
+    /** @type {IntersectionObserver | null} */
+    this._observer = null;
+  }
+
+  /** @returns {RunInfo[]} */
+  get runs() {
+    return this.payload?.runs ?? [];
+  }
+
+  /** @returns {boolean} true until the first answer (or error) arrived */
+  get pending() {
+    return this.payload === null && this.error === null;
+  }
+
+  /**
+   * @param {string} name
+   * @returns {RunInfo | undefined}
+   */
+  run(name) {
+    return this._byName.get(name);
+  }
+
+  /**
+   * Calls `listener` on every change, and at once if data is already there.
+   * @param {CatalogListener} listener
+   * @returns {() => void} unsubscribes
+   */
+  subscribe(listener) {
+    this._listeners.add(listener);
+    if (!this.pending) {
+      listener(this, { dataChanged: true, statusChanged: true });
+    }
+    return () => this._listeners.delete(listener);
+  }
+
+  /** Starts polling; the first fetch goes out now. */
+  start() {
+    if (this._started) return;
+    this._started = true;
+    document.addEventListener("visibilitychange", this._onVisible);
+    // TensorBoard hides the iframe of an inactive tab without changing
+    // document.visibilityState; an observer sees the tab come back.
+    if ("IntersectionObserver" in window) {
+      this._observer = new IntersectionObserver((entries) => {
+        if (entries.some((entry) => entry.isIntersecting)) this._onVisible();
+      });
+      this._observer.observe(document.documentElement);
+    }
+    void this.refresh();
+  }
+
+  /** Stops polling and drops the request in flight. */
+  stop() {
+    this._started = false;
+    document.removeEventListener("visibilitychange", this._onVisible);
+    this._observer?.disconnect();
+    this._observer = null;
+    if (this._timer !== null) clearTimeout(this._timer);
+    this._timer = null;
+    this._request.cancel();
+  }
+
+  /**
+   * Fetches `runs` now and notifies listeners of what changed.
+   * @returns {Promise<void>}
+   */
+  async refresh() {
+    if (this._timer !== null) clearTimeout(this._timer);
+    this._timer = null;
+    const outcome = await this._request.run(
+      (signal) =>
+        /** @type {Promise<RunsPayload>} */ (fetchJson("runs", {}, { signal })),
+    );
+    if (outcome.stale) return;
+    if (outcome.error) {
+      const statusChanged = this.error?.message !== outcome.error.message;
+      this.error = outcome.error;
+      this._notify({ dataChanged: false, statusChanged });
+    } else {
+      this._accept(outcome.value);
+    }
+    this._schedule();
+  }
+
+  /** @param {RunsPayload} payload */
+  _accept(payload) {
+    const previous = this.payload;
+    const normalized = {
+      ...payload,
+      runs: Array.isArray(payload.runs) ? payload.runs : [],
+      errors: Array.isArray(payload.errors) ? payload.errors : [],
+      loading: Boolean(payload.loading),
+    };
+    const dataChanged =
+      previous === null ||
+      previous.dataVersion !== normalized.dataVersion ||
+      previous.runs.length !== normalized.runs.length;
+    const statusChanged =
+      previous === null ||
+      this.error !== null ||
+      previous.loading !== normalized.loading ||
+      previous.errors.join("\n") !== normalized.errors.join("\n");
+    this.error = null;
+    this.updatedAt = Date.now();
+    if (dataChanged) {
+      this.payload = normalized;
+      this._byName = new Map(normalized.runs.map((run) => [run.run, run]));
+    } else {
+      this.payload = { ...previous, ...normalized, runs: previous.runs };
+    }
+    if (dataChanged || statusChanged) {
+      this._notify({ dataChanged, statusChanged });
+    }
+  }
+
+  /** @param {CatalogChange} change */
+  _notify(change) {
+    for (const listener of [...this._listeners]) {
+      try {
+        listener(this, change);
+      } catch (error) {
+        // One broken view must not stop the others from updating.
+        console.warn("tb_multiframework: a view failed to update", error);
+      }
+    }
+  }
+
+  _schedule() {
+    if (!this._started) return;
+    const delay = this.payload?.loading
+      ? this._loadingIntervalMs
+      : this._intervalMs;
+    this._timer = setTimeout(() => {
+      this._timer = null;
+      if (this._isShown()) void this.refresh();
+      else this._schedule();
+    }, delay);
+  }
+
+  /** @returns {boolean} whether the user can see the tab */
+  _isShown() {
+    if (document.visibilityState === "hidden") return false;
+    try {
+      const frame = window.frameElement;
+      // An inactive TensorBoard tab is display:none: no client rects.
+      return !frame || frame.getClientRects().length > 0;
+    } catch {
+      return true;
+    }
+  }
+}

@@ -1,0 +1,1026 @@
+// The Runs view: every run TensorBoard's logdir holds, which framework and
+// writer produced it, how much data it has, and what went wrong reading it.
+// Its checkboxes are the run selection every other view uses.
+
+import { frameworkColor, frameworkLabel, FRAMEWORK_LABELS } from "../colors.js";
+import { append, h, icon } from "../dom.js";
+import {
+  formatDuration,
+  formatInt,
+  formatSteps,
+  formatTimestamp,
+  plural,
+} from "../format.js";
+import { encodeList, decodeList } from "../state.js";
+
+/** @typedef {import("../model.js").RunInfo} RunInfo */
+/** @typedef {import("../app.js").ViewContext} ViewContext */
+
+/** State keys of this view. */
+const KEY_FILTER = "q";
+const KEY_SORT = "sort";
+const KEY_FRAMEWORKS = "fw";
+/** Milliseconds of typing quiet before the filter applies. */
+const FILTER_DEBOUNCE_MS = 120;
+/** Longest filter text accepted, in characters. */
+const MAX_FILTER_LENGTH = 200;
+/** Skeleton rows shown before the first answer. */
+const SKELETON_ROWS = 6;
+
+/**
+ * @typedef {Object} Column
+ * @property {string} id
+ * @property {string} label
+ * @property {string} [title] header tooltip
+ * @property {boolean} [numeric] right-aligned, sorts descending first
+ * @property {(run: RunInfo) => string | number} sortKey
+ */
+
+/** @type {Column[]} */
+const COLUMNS = [
+  { id: "run", label: "Run", sortKey: (r) => runLabel(r).toLowerCase() },
+  { id: "group", label: "Group", sortKey: (r) => r.group.toLowerCase() },
+  { id: "framework", label: "Framework", sortKey: (r) => r.framework },
+  { id: "writer", label: "Writer", sortKey: (r) => r.writer.toLowerCase() },
+  {
+    id: "scalars",
+    label: "Scalar tags",
+    title: "Number of scalar tags",
+    numeric: true,
+    sortKey: (r) => r.scalarTags.length,
+  },
+  {
+    id: "histograms",
+    label: "Histogram tags",
+    title: "Number of histogram tags",
+    numeric: true,
+    sortKey: (r) => r.histogramTags.length,
+  },
+  {
+    id: "points",
+    label: "Points",
+    title: "Scalar points read: every logged point, nothing sampled away",
+    numeric: true,
+    sortKey: (r) => r.numPoints,
+  },
+  {
+    id: "steps",
+    label: "Steps",
+    title: "First and last step logged",
+    numeric: true,
+    sortKey: (r) => r.lastStep ?? -Infinity,
+  },
+  {
+    id: "duration",
+    label: "Duration",
+    title: "Time between the first and the last event",
+    numeric: true,
+    sortKey: (r) => duration(r) ?? -Infinity,
+  },
+  {
+    id: "warnings",
+    label: "Warnings",
+    title: "Problems met while reading the files",
+    numeric: true,
+    sortKey: (r) => r.warnings.length,
+  },
+];
+/** Columns before the data columns: checkbox and expander. */
+const LEAD_COLUMNS = 2;
+const TOTAL_COLUMNS = LEAD_COLUMNS + COLUMNS.length;
+
+/**
+ * @param {HTMLElement} root
+ * @param {ViewContext} ctx
+ * @returns {() => void}
+ */
+export function mount(root, ctx) {
+  const view = new RunsView(root, ctx);
+  return () => view.destroy();
+}
+
+class RunsView {
+  /**
+   * @param {HTMLElement} root
+   * @param {ViewContext} ctx
+   */
+  constructor(root, ctx) {
+    this.ctx = ctx;
+    /** Runs whose detail row is open. */
+    /** @type {Set<string>} */
+    this.expanded = new Set();
+    /** Groups folded shut. */
+    /** @type {Set<string>} */
+    this.collapsedGroups = new Set();
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this._filterTimer = null;
+
+    this.filterInput = h("input", {
+      className: "tbmf-search__input",
+      attrs: {
+        type: "search",
+        placeholder: "Filter runs (regex: run, group, framework, writer)",
+        "aria-label": "Filter runs",
+        spellcheck: "false",
+        autocomplete: "off",
+        maxlength: MAX_FILTER_LENGTH,
+      },
+      on: { input: () => this._onFilterInput() },
+    });
+    this.filterInput.value = ctx.state.get(KEY_FILTER);
+    this.frameworkChips = h("div", {
+      className: "tbmf-chips",
+      attrs: { role: "group", "aria-label": "Filter by framework" },
+    });
+    this.selectionSummary = h("span", { className: "tbmf-selection__text" });
+    this.selectionBox = h("div", { className: "tbmf-selection" });
+    this.headerCheckbox = h("input", {
+      attrs: { type: "checkbox", "aria-label": "Select all shown runs" },
+      on: { change: () => this._toggleVisible() },
+    });
+    this.headRow = h("tr");
+    this.tbody = h("tbody");
+    this.summary = h("div", { className: "tbmf-runs__summary" });
+
+    root.append(
+      h(
+        "div",
+        { className: "tbmf-toolbar" },
+        h(
+          "label",
+          { className: "tbmf-search" },
+          icon("search", { size: 18 }),
+          this.filterInput,
+        ),
+        this.frameworkChips,
+        append(
+          this.selectionBox,
+          this.selectionSummary,
+          h("button", {
+            className: "tbmf-button tbmf-button--text",
+            text: "Select all",
+            attrs: { type: "button" },
+            dataset: { action: "select-all" },
+            on: { click: () => ctx.state.setSelection(null) },
+          }),
+          h("button", {
+            className: "tbmf-button tbmf-button--text",
+            text: "Select none",
+            attrs: { type: "button" },
+            dataset: { action: "select-none" },
+            on: { click: () => ctx.state.setSelection([]) },
+          }),
+        ),
+      ),
+      h(
+        "div",
+        { className: "tbmf-table-wrap" },
+        h(
+          "table",
+          { className: "tbmf-table runs-table" },
+          h("thead", {}, this.headRow),
+          this.tbody,
+        ),
+      ),
+      this.summary,
+    );
+
+    this._unsubscribe = [
+      ctx.catalog.subscribe(() => this.render()),
+      ctx.state.subscribe((changed) => {
+        if (
+          changed.has(KEY_FILTER) &&
+          document.activeElement !== this.filterInput
+        ) {
+          this.filterInput.value = ctx.state.get(KEY_FILTER);
+        }
+        this.render();
+      }),
+    ];
+    this.render();
+  }
+
+  destroy() {
+    for (const unsubscribe of this._unsubscribe) unsubscribe();
+    if (this._filterTimer !== null) clearTimeout(this._filterTimer);
+  }
+
+  // State.
+
+  _onFilterInput() {
+    if (this._filterTimer !== null) clearTimeout(this._filterTimer);
+    this._filterTimer = setTimeout(() => {
+      this._filterTimer = null;
+      this.ctx.state.update({ [KEY_FILTER]: this.filterInput.value.trim() });
+    }, FILTER_DEBOUNCE_MS);
+  }
+
+  /** @returns {{column: Column, descending: boolean}} */
+  _sort() {
+    const raw = this.ctx.state.get(KEY_SORT, "run");
+    const descending = raw.startsWith("-");
+    const id = descending ? raw.slice(1) : raw;
+    const column = COLUMNS.find((c) => c.id === id) ?? COLUMNS[0];
+    return { column, descending };
+  }
+
+  /** @param {Column} column */
+  _sortBy(column) {
+    const current = this._sort();
+    const descending =
+      current.column.id === column.id
+        ? !current.descending
+        : Boolean(column.numeric);
+    const value = `${descending ? "-" : ""}${column.id}`;
+    this.ctx.state.update({ [KEY_SORT]: value === "run" ? null : value });
+  }
+
+  /** @returns {Set<string>} frameworks the chips keep; empty keeps all */
+  _frameworkFilter() {
+    return new Set(decodeList(this.ctx.state.get(KEY_FRAMEWORKS)));
+  }
+
+  /** @param {string} framework */
+  _toggleFramework(framework) {
+    const kept = this._frameworkFilter();
+    if (kept.has(framework)) kept.delete(framework);
+    else kept.add(framework);
+    this.ctx.state.update({
+      [KEY_FRAMEWORKS]: kept.size ? encodeList([...kept].sort()) : null,
+    });
+  }
+
+  /** @returns {RunInfo[]} the runs passing the filter box and chips, sorted */
+  _visibleRuns() {
+    const text = this.ctx.state.get(KEY_FILTER);
+    const matches = textMatcher(text);
+    const frameworks = this._frameworkFilter();
+    const { column, descending } = this._sort();
+    const direction = descending ? -1 : 1;
+    return this.ctx.catalog.runs
+      .filter(
+        (run) =>
+          (frameworks.size === 0 || frameworks.has(run.framework)) &&
+          matches(run),
+      )
+      .sort((a, b) => {
+        const ka = column.sortKey(a);
+        const kb = column.sortKey(b);
+        const order = ka < kb ? -1 : ka > kb ? 1 : 0;
+        // Ties keep run-name order, so equal rows never jump around.
+        return (
+          order * direction || (a.run < b.run ? -1 : a.run > b.run ? 1 : 0)
+        );
+      });
+  }
+
+  /** @param {string[]} runs @param {boolean} select */
+  _setSelected(runs, select) {
+    const state = this.ctx.state;
+    const all = this.ctx.catalog.runs.map((r) => r.run);
+    const current = new Set(state.selectedRuns(all));
+    for (const run of runs) {
+      if (select) current.add(run);
+      else current.delete(run);
+    }
+    // "Everything" is stored as no selection, so new runs join it.
+    state.setSelection(all.every((run) => current.has(run)) ? null : current);
+  }
+
+  _toggleVisible() {
+    const visible = this._visibleRuns().map((r) => r.run);
+    const state = this.ctx.state;
+    const allSelected = visible.every((run) => state.isSelected(run));
+    this._setSelected(visible, !allSelected);
+  }
+
+  /** @param {string} run */
+  _toggleExpanded(run) {
+    if (this.expanded.has(run)) this.expanded.delete(run);
+    else this.expanded.add(run);
+    this.render();
+  }
+
+  /** @param {string} group */
+  _toggleGroup(group) {
+    if (this.collapsedGroups.has(group)) this.collapsedGroups.delete(group);
+    else this.collapsedGroups.add(group);
+    this.render();
+  }
+
+  // Rendering.
+
+  render() {
+    const focusKey = /** @type {HTMLElement | null} */ (document.activeElement)
+      ?.dataset?.focusKey;
+    this._renderHead();
+    this._renderChips();
+    this._renderBody();
+    this._renderSelection();
+    if (focusKey) {
+      const again = this.tbody.querySelector(
+        `[data-focus-key="${CSS.escape(focusKey)}"]`,
+      );
+      /** @type {HTMLElement | null} */ (again)?.focus();
+    }
+  }
+
+  _renderHead() {
+    const { column: sorted, descending } = this._sort();
+    const cells = COLUMNS.map((column) => {
+      const active = column.id === sorted.id;
+      return h(
+        "th",
+        {
+          className: column.numeric ? "is-numeric" : "",
+          attrs: {
+            scope: "col",
+            "aria-sort": active
+              ? descending
+                ? "descending"
+                : "ascending"
+              : "none",
+          },
+          dataset: { col: column.id },
+        },
+        h(
+          "button",
+          {
+            className: `tbmf-sort${active ? " is-active" : ""}`,
+            title: column.title ?? `Sort by ${column.label.toLowerCase()}`,
+            attrs: { type: "button" },
+            on: { click: () => this._sortBy(column) },
+          },
+          h("span", { text: column.label }),
+          icon(active && descending ? "arrowDown" : "arrowUp", {
+            size: 14,
+            className: "tbmf-sort__icon",
+          }),
+        ),
+      );
+    });
+    this.headRow.replaceChildren(
+      h("th", { className: "tbmf-col-check" }, this.headerCheckbox),
+      h("th", {
+        className: "tbmf-col-expand",
+        attrs: { "aria-label": "Details" },
+      }),
+      ...cells,
+    );
+  }
+
+  _renderChips() {
+    const runs = this.ctx.catalog.runs;
+    const kept = this._frameworkFilter();
+    /** @type {Map<string, number>} */
+    const counts = new Map();
+    for (const run of runs) {
+      counts.set(run.framework, (counts.get(run.framework) ?? 0) + 1);
+    }
+    const order = Object.keys(FRAMEWORK_LABELS);
+    const frameworks = [...counts.keys()].sort(
+      (a, b) => order.indexOf(a) - order.indexOf(b),
+    );
+    this.frameworkChips.replaceChildren(
+      ...frameworks.map((framework) =>
+        h(
+          "button",
+          {
+            className: `tbmf-chip${kept.has(framework) ? " is-on" : ""}`,
+            title: kept.has(framework)
+              ? `Stop filtering by ${frameworkLabel(framework)}`
+              : `Show only ${frameworkLabel(framework)} runs`,
+            attrs: {
+              type: "button",
+              "aria-pressed": String(kept.has(framework)),
+            },
+            dataset: { framework },
+            on: { click: () => this._toggleFramework(framework) },
+          },
+          h("span", {
+            className: "tbmf-dot",
+            style: { "--dot": frameworkColor(framework) },
+          }),
+          h("span", { text: frameworkLabel(framework) }),
+          h("span", {
+            className: "tbmf-chip__count",
+            text: formatInt(counts.get(framework) ?? 0),
+          }),
+        ),
+      ),
+    );
+  }
+
+  _renderBody() {
+    const catalog = this.ctx.catalog;
+    if (catalog.pending) {
+      this.tbody.replaceChildren(...skeletonRows());
+      this.summary.textContent = "";
+      return;
+    }
+    const all = catalog.runs;
+    if (all.length === 0) {
+      const message = catalog.error
+        ? "The runs could not be loaded."
+        : catalog.payload?.loading
+          ? "TensorBoard is reading the logdir…"
+          : "No runs found. The logdir holds no tfevents or VisualDL (vdlrecords) files yet.";
+      this.tbody.replaceChildren(messageRow(message));
+      this.summary.textContent = "";
+      return;
+    }
+    const visible = this._visibleRuns();
+    this._renderSummary(all, visible);
+    if (visible.length === 0) {
+      this.tbody.replaceChildren(
+        messageRow(
+          "No run matches the filter.",
+          h("button", {
+            className: "tbmf-button tbmf-button--text",
+            text: "Clear filters",
+            attrs: { type: "button" },
+            on: {
+              click: () => {
+                this.filterInput.value = "";
+                this.ctx.state.update({
+                  [KEY_FILTER]: null,
+                  [KEY_FRAMEWORKS]: null,
+                });
+              },
+            },
+          }),
+        ),
+      );
+      return;
+    }
+    /** @type {HTMLTableRowElement[]} */
+    const rows = [];
+    for (const [group, members] of groupRuns(visible)) {
+      const grouped = members.length > 1 || members[0].group !== members[0].run;
+      if (!grouped) {
+        rows.push(...this._runRows(members[0], false));
+        continue;
+      }
+      rows.push(this._groupRow(group, members));
+      if (this.collapsedGroups.has(group)) continue;
+      for (const run of members) rows.push(...this._runRows(run, true));
+    }
+    this.tbody.replaceChildren(...rows);
+  }
+
+  /**
+   * @param {RunInfo[]} all
+   * @param {RunInfo[]} visible
+   */
+  _renderSummary(all, visible) {
+    const groups = new Set(all.map((r) => r.group)).size;
+    const points = all.reduce((sum, r) => sum + (r.numPoints || 0), 0);
+    const shown =
+      visible.length === all.length
+        ? ""
+        : ` · ${formatInt(visible.length)} shown`;
+    this.summary.textContent =
+      `${plural(all.length, "run")} in ${plural(groups, "group")} · ` +
+      `${plural(points, "scalar point")}${shown}`;
+  }
+
+  _renderSelection() {
+    const state = this.ctx.state;
+    const all = this.ctx.catalog.runs.map((r) => r.run);
+    const selected = state.selectedRuns(all).length;
+    this.selectionBox.hidden = all.length === 0;
+    this.selectionSummary.textContent = all.length
+      ? `${formatInt(selected)} of ${plural(all.length, "run")} selected`
+      : "";
+    const visible = this._visibleRuns().map((r) => r.run);
+    const count = visible.filter((run) => state.isSelected(run)).length;
+    this.headerCheckbox.checked =
+      visible.length > 0 && count === visible.length;
+    this.headerCheckbox.indeterminate = count > 0 && count < visible.length;
+    this.headerCheckbox.disabled = visible.length === 0;
+  }
+
+  /**
+   * A group header: the logical run (e.g. Keras `fit/train` + `fit/validation`).
+   * @param {string} group
+   * @param {RunInfo[]} members
+   * @returns {HTMLTableRowElement}
+   */
+  _groupRow(group, members) {
+    const state = this.ctx.state;
+    const selected = members.filter((r) => state.isSelected(r.run)).length;
+    const collapsed = this.collapsedGroups.has(group);
+    const checkbox = h("input", {
+      attrs: {
+        type: "checkbox",
+        "aria-label": `Select group ${group}`,
+      },
+      dataset: { focusKey: `group:${group}` },
+      on: {
+        change: () =>
+          this._setSelected(
+            members.map((r) => r.run),
+            selected < members.length,
+          ),
+      },
+    });
+    checkbox.checked = selected === members.length;
+    checkbox.indeterminate = selected > 0 && selected < members.length;
+
+    const frameworks = [...new Set(members.map((r) => r.framework))];
+    const writers = [...new Set(members.map((r) => r.writer))];
+    const starts = members.map((r) => r.startTime).filter(isNumber);
+    const ends = members.map((r) => r.endTime).filter(isNumber);
+    const firsts = members.map((r) => r.firstStep).filter(isNumber);
+    const lasts = members.map((r) => r.lastStep).filter(isNumber);
+    const warnings = members.reduce((n, r) => n + r.warnings.length, 0);
+    const scalarTags = new Set(members.flatMap((r) => r.scalarTags)).size;
+    const histogramTags = new Set(members.flatMap((r) => r.histogramTags)).size;
+
+    return h(
+      "tr",
+      { className: "tbmf-group-row", dataset: { group } },
+      h("td", { className: "tbmf-col-check" }, checkbox),
+      h(
+        "td",
+        { className: "tbmf-col-expand" },
+        expander(!collapsed, `group:${group}`, `Fold group ${group}`, () =>
+          this._toggleGroup(group),
+        ),
+      ),
+      h(
+        "td",
+        { attrs: { colspan: 2 }, dataset: { col: "run" } },
+        h("span", { className: "tbmf-group-name", text: group }),
+        h("span", {
+          className: "tbmf-muted tbmf-group-count",
+          text: plural(members.length, "run"),
+        }),
+      ),
+      h("td", { dataset: { col: "framework" } }, frameworks.map(badge)),
+      h("td", {
+        className: "tbmf-muted",
+        text: writers.join(", "),
+        dataset: { col: "writer" },
+      }),
+      numericCell("scalars", formatInt(scalarTags), "distinct tags"),
+      numericCell("histograms", formatInt(histogramTags), "distinct tags"),
+      numericCell(
+        "points",
+        formatInt(members.reduce((n, r) => n + (r.numPoints || 0), 0)),
+      ),
+      numericCell(
+        "steps",
+        formatSteps(
+          firsts.length ? Math.min(...firsts) : null,
+          lasts.length ? Math.max(...lasts) : null,
+        ),
+      ),
+      numericCell(
+        "duration",
+        formatDuration(
+          starts.length && ends.length
+            ? Math.max(...ends) - Math.min(...starts)
+            : null,
+        ),
+      ),
+      h(
+        "td",
+        { className: "is-numeric", dataset: { col: "warnings" } },
+        warningCount(warnings, null),
+      ),
+    );
+  }
+
+  /**
+   * A run's row, plus its detail row when expanded.
+   * @param {RunInfo} run
+   * @param {boolean} inGroup
+   * @returns {HTMLTableRowElement[]}
+   */
+  _runRows(run, inGroup) {
+    const state = this.ctx.state;
+    const selected = state.isSelected(run.run);
+    const open = this.expanded.has(run.run);
+    const checkbox = h("input", {
+      attrs: { type: "checkbox", "aria-label": `Select run ${run.run}` },
+      dataset: { focusKey: `run:${run.run}` },
+      on: { change: () => this._setSelected([run.run], !selected) },
+    });
+    checkbox.checked = selected;
+
+    const nameCell = h(
+      "td",
+      { className: "tbmf-run-cell", dataset: { col: "run" }, title: run.run },
+      h(
+        "div",
+        { className: `tbmf-run-name${inGroup ? " is-member" : ""}` },
+        runNameParts(run, inGroup),
+      ),
+    );
+    const row = h(
+      "tr",
+      {
+        className: `tbmf-run-row${selected ? " is-selected" : ""}${open ? " is-open" : ""}${inGroup ? " is-member" : ""}`,
+        dataset: { run: run.run, framework: run.framework },
+        on: {
+          click: (event) => {
+            // Clicks on controls do their own thing; the rest of the row
+            // opens the details.
+            const target = /** @type {HTMLElement} */ (event.target);
+            if (target.closest("input, button, a")) return;
+            this._toggleExpanded(run.run);
+          },
+        },
+      },
+      h("td", { className: "tbmf-col-check" }, checkbox),
+      h(
+        "td",
+        { className: "tbmf-col-expand" },
+        expander(open, `expand:${run.run}`, `Details of ${run.run}`, () =>
+          this._toggleExpanded(run.run),
+        ),
+      ),
+      nameCell,
+      h("td", {
+        className: run.group === run.run ? "tbmf-muted" : "",
+        text: run.group,
+        dataset: { col: "group" },
+      }),
+      h("td", { dataset: { col: "framework" } }, badge(run.framework)),
+      h("td", {
+        className: "tbmf-writer",
+        text: run.writer || "—",
+        dataset: { col: "writer" },
+      }),
+      numericCell("scalars", formatInt(run.scalarTags.length)),
+      numericCell("histograms", formatInt(run.histogramTags.length)),
+      numericCell("points", formatInt(run.numPoints)),
+      numericCell("steps", formatSteps(run.firstStep, run.lastStep)),
+      numericCell("duration", formatDuration(duration(run))),
+      h(
+        "td",
+        { className: "is-numeric", dataset: { col: "warnings" } },
+        warningCount(run.warnings.length, () => {
+          this.expanded.add(run.run);
+          this.render();
+          this.tbody
+            .querySelector(
+              `tr.tbmf-detail-row[data-run="${CSS.escape(run.run)}"] .tbmf-warnings`,
+            )
+            ?.scrollIntoView({ block: "nearest" });
+        }),
+      ),
+    );
+    return open ? [row, detailRow(run)] : [row];
+  }
+}
+
+// Helpers that build pieces of the table.
+
+/**
+ * @param {RunInfo} run
+ * @returns {string} the name users see: the config's display name, else run
+ */
+function runLabel(run) {
+  return run.displayName || run.run;
+}
+
+/**
+ * @param {RunInfo} run
+ * @returns {number | null} seconds between first and last event
+ */
+function duration(run) {
+  return isNumber(run.startTime) && isNumber(run.endTime)
+    ? run.endTime - run.startTime
+    : null;
+}
+
+/**
+ * @param {unknown} value
+ * @returns {value is number}
+ */
+function isNumber(value) {
+  return typeof value === "number" && Number.isFinite(value);
+}
+
+/**
+ * A case-insensitive regex over run, display name, group, framework and
+ * writer; text that is not a valid regex matches as plain text.
+ * @param {string} text
+ * @returns {(run: RunInfo) => boolean}
+ */
+function textMatcher(text) {
+  if (!text) return () => true;
+  /** @type {(value: string) => boolean} */
+  let test;
+  try {
+    const pattern = new RegExp(text, "i");
+    test = (value) => pattern.test(value);
+  } catch {
+    const needle = text.toLowerCase();
+    test = (value) => value.toLowerCase().includes(needle);
+  }
+  return (run) =>
+    [
+      run.run,
+      run.displayName ?? "",
+      run.group,
+      run.framework,
+      frameworkLabel(run.framework),
+      run.writer,
+    ].some(test);
+}
+
+/**
+ * Groups sorted runs by `group`, groups ordered by their first member.
+ * @param {RunInfo[]} runs
+ * @returns {Map<string, RunInfo[]>}
+ */
+function groupRuns(runs) {
+  /** @type {Map<string, RunInfo[]>} */
+  const groups = new Map();
+  for (const run of runs) {
+    const members = groups.get(run.group);
+    if (members) members.push(run);
+    else groups.set(run.group, [run]);
+  }
+  return groups;
+}
+
+/**
+ * The run name: a display name with the run below it, or within a group the
+ * group prefix dimmed and the sub-run name strong.
+ * @param {RunInfo} run
+ * @param {boolean} inGroup
+ * @returns {HTMLElement[]}
+ */
+function runNameParts(run, inGroup) {
+  if (run.displayName) {
+    return [
+      h("span", { className: "tbmf-run-name__main", text: run.displayName }),
+      h("span", { className: "tbmf-run-name__sub", text: run.run }),
+    ];
+  }
+  const prefix = `${run.group}/`;
+  if (inGroup && run.run.startsWith(prefix)) {
+    return [
+      h("span", { className: "tbmf-run-name__prefix", text: prefix }),
+      h("span", {
+        className: "tbmf-run-name__main",
+        text: run.run.slice(prefix.length),
+      }),
+    ];
+  }
+  return [h("span", { className: "tbmf-run-name__main", text: run.run })];
+}
+
+/**
+ * @param {string} framework
+ * @returns {HTMLElement}
+ */
+function badge(framework) {
+  return h("span", {
+    className: "tbmf-badge",
+    text: frameworkLabel(framework),
+    dataset: { framework },
+    style: { "--badge": frameworkColor(framework) },
+  });
+}
+
+/**
+ * @param {string} col
+ * @param {string} text
+ * @param {string} [title]
+ * @returns {HTMLTableCellElement}
+ */
+function numericCell(col, text, title) {
+  return h("td", { className: "is-numeric", text, title, dataset: { col } });
+}
+
+/**
+ * @param {boolean} open
+ * @param {string} focusKey
+ * @param {string} label
+ * @param {() => void} onClick
+ * @returns {HTMLButtonElement}
+ */
+function expander(open, focusKey, label, onClick) {
+  return h(
+    "button",
+    {
+      className: `tbmf-expander${open ? " is-open" : ""}`,
+      title: label,
+      attrs: {
+        type: "button",
+        "aria-expanded": String(open),
+        "aria-label": label,
+      },
+      dataset: { focusKey },
+      on: { click: onClick },
+    },
+    icon("chevronRight", { size: 18 }),
+  );
+}
+
+/**
+ * @param {number} count
+ * @param {(() => void) | null} onClick opens the run's warning list
+ * @returns {HTMLElement}
+ */
+function warningCount(count, onClick) {
+  if (count === 0) return h("span", { className: "tbmf-muted", text: "0" });
+  const content = [
+    icon("warning", { size: 14 }),
+    h("span", { text: formatInt(count) }),
+  ];
+  if (!onClick) {
+    return h("span", { className: "tbmf-warning-count" }, content);
+  }
+  return h(
+    "button",
+    {
+      className: "tbmf-warning-count",
+      title: "Show the warnings",
+      attrs: { type: "button" },
+      on: { click: onClick },
+    },
+    content,
+  );
+}
+
+/**
+ * @param {string} message
+ * @param {HTMLElement | null} [action]
+ * @returns {HTMLTableRowElement}
+ */
+function messageRow(message, action = null) {
+  return h(
+    "tr",
+    { className: "tbmf-message-row" },
+    h(
+      "td",
+      { attrs: { colspan: TOTAL_COLUMNS } },
+      h("span", { text: message }),
+      action,
+    ),
+  );
+}
+
+/** @returns {HTMLTableRowElement[]} grey placeholder rows while loading */
+function skeletonRows() {
+  return Array.from({ length: SKELETON_ROWS }, (_, i) =>
+    h(
+      "tr",
+      { className: "tbmf-skeleton-row", attrs: { "aria-hidden": "true" } },
+      Array.from({ length: TOTAL_COLUMNS }, (_, col) =>
+        h(
+          "td",
+          {},
+          col < LEAD_COLUMNS
+            ? null
+            : h("span", {
+                className: "tbmf-skeleton",
+                style: { width: `${40 + ((i * 7 + col * 13) % 45)}%` },
+              }),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * The expanded detail of a run: why this framework, tags, files, warnings.
+ * @param {RunInfo} run
+ * @returns {HTMLTableRowElement}
+ */
+function detailRow(run) {
+  const otherTags = Object.entries(run.otherTags ?? {}).filter(
+    ([, tags]) => tags.length > 0,
+  );
+  const sections = [
+    section("Why this framework", [
+      h(
+        "div",
+        { className: "tbmf-detail__facts" },
+        fact("Framework", badge(run.framework)),
+        fact("Writer", run.writer || "—"),
+        fact("Format", run.format || "—"),
+        fact("Epochs from", run.epochSource || "not known"),
+        fact("Logged layout", run.hasLayout ? "yes" : "no"),
+      ),
+      list(run.evidence ?? [], "No evidence recorded."),
+    ]),
+    section("Timeline", [
+      h(
+        "div",
+        { className: "tbmf-detail__facts" },
+        fact("First event", formatTimestamp(run.startTime)),
+        fact("Last event", formatTimestamp(run.endTime)),
+        fact("Duration", formatDuration(duration(run))),
+        fact("Steps", formatSteps(run.firstStep, run.lastStep)),
+        fact("Scalar points", formatInt(run.numPoints)),
+        fact("Histograms", formatInt(run.numHistograms)),
+      ),
+    ]),
+    section(`Scalar tags (${formatInt(run.scalarTags.length)})`, [
+      tagList(run.scalarTags),
+    ]),
+    section(`Histogram tags (${formatInt(run.histogramTags.length)})`, [
+      tagList(run.histogramTags),
+    ]),
+    section("Other tags (not charted here)", [
+      otherTags.length
+        ? h(
+            "dl",
+            { className: "tbmf-detail__other" },
+            otherTags.flatMap(([plugin, tags]) => [
+              h("dt", { text: plugin }),
+              h("dd", {}, tagList(tags)),
+            ]),
+          )
+        : h("p", { className: "tbmf-muted", text: "None." }),
+    ]),
+    section(`Files (${formatInt((run.files ?? []).length)})`, [
+      list(run.files ?? [], "No files.", "tbmf-mono"),
+    ]),
+  ];
+  if (run.warnings.length) {
+    sections.push(
+      section(
+        `Warnings (${formatInt(run.warnings.length)})`,
+        [list(run.warnings, "", "tbmf-warnings")],
+        "tbmf-detail__section--warn",
+      ),
+    );
+  }
+  return h(
+    "tr",
+    { className: "tbmf-detail-row", dataset: { run: run.run } },
+    h(
+      "td",
+      { attrs: { colspan: TOTAL_COLUMNS } },
+      h("div", { className: "tbmf-detail" }, sections),
+    ),
+  );
+}
+
+/**
+ * @param {string} title
+ * @param {(HTMLElement | null)[]} children
+ * @param {string} [className] extra class
+ * @returns {HTMLElement}
+ */
+function section(title, children, className = "") {
+  return h(
+    "section",
+    { className: `tbmf-detail__section ${className}`.trim() },
+    h("h3", { text: title }),
+    children,
+  );
+}
+
+/**
+ * @param {string} label
+ * @param {string | HTMLElement} value
+ * @returns {HTMLElement}
+ */
+function fact(label, value) {
+  return h(
+    "div",
+    { className: "tbmf-fact" },
+    h("span", { className: "tbmf-fact__label", text: label }),
+    h("span", { className: "tbmf-fact__value" }, value),
+  );
+}
+
+/**
+ * @param {string[]} items
+ * @param {string} emptyText
+ * @param {string} [className]
+ * @returns {HTMLElement}
+ */
+function list(items, emptyText, className = "") {
+  if (items.length === 0) {
+    return h("p", { className: "tbmf-muted", text: emptyText });
+  }
+  return h(
+    "ul",
+    { className: `tbmf-list ${className}`.trim() },
+    items.map((item) => h("li", { text: item })),
+  );
+}
+
+/**
+ * @param {string[]} tags
+ * @returns {HTMLElement}
+ */
+function tagList(tags) {
+  if (tags.length === 0)
+    return h("p", { className: "tbmf-muted", text: "None." });
+  return h(
+    "ul",
+    { className: "tbmf-tags" },
+    tags.map((tag) => h("li", { className: "tbmf-tag", text: tag })),
+  );
+}
