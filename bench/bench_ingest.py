@@ -38,8 +38,17 @@ def _rss() -> int:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
-def generate(logdir: str, runs: int, points: int, hist_steps: int) -> int:
-    """Writes the synthetic logdir; returns the number of scalar points."""
+def generate(
+    logdir: str,
+    runs: int,
+    points: int,
+    hist_steps: int,
+    tags: tuple[str, ...] = ("loss/train", "accuracy/train"),
+) -> int:
+    """Writes the synthetic logdir; returns the number of scalar points.
+
+    Points alternate between `tags`, two per step for the default pair.
+    """
     from tensorboard.compat.proto import event_pb2, summary_pb2
 
     from tb_multiframework.ingest.crc32c import masked_crc32c_many
@@ -53,10 +62,13 @@ def generate(logdir: str, runs: int, points: int, hist_steps: int) -> int:
             ).SerializeToString()
         ]
         values = np.cumsum(rng.normal(size=points)).astype(np.float32)
-        tags = ("loss/train", "accuracy/train")
         for i in range(points):
-            event = event_pb2.Event(wall_time=1.7e9 + i * 0.05, step=i // 2)
-            event.summary.value.add(tag=tags[i % 2], simple_value=float(values[i]))
+            event = event_pb2.Event(
+                wall_time=1.7e9 + i * 0.05, step=i // len(tags)
+            )
+            event.summary.value.add(
+                tag=tags[i % len(tags)], simple_value=float(values[i])
+            )
             payloads.append(event.SerializeToString())
         # Torch's default buckets: exponential on both sides of zero.
         positive = 1e-12 * 1.1 ** np.arange(0, 330)

@@ -44,3 +44,17 @@ def demo_copy(tmp_path):
 def demo_client(demo_copy):
     client, _ = make_client(demo_copy)
     return client
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """With TBMF_FORBID_SKIPS=1 (CI), a skipped test fails the run."""
+    if os.environ.get("TBMF_FORBID_SKIPS") != "1":
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    skipped = len(reporter.stats.get("skipped", [])) if reporter else 0
+    if skipped and session.exitstatus == 0:
+        reporter.write_line(
+            f"{skipped} test(s) skipped; TBMF_FORBID_SKIPS=1 makes that a failure",
+            red=True,
+        )
+        session.exitstatus = 1
