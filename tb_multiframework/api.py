@@ -13,6 +13,7 @@ from __future__ import annotations
 import collections
 import csv
 import dataclasses
+import gzip
 import io
 import json
 import math
@@ -75,6 +76,29 @@ def to_json(value: Any) -> Any:
     if isinstance(value, (set, frozenset, tuple)):
         return list(value)
     raise TypeError(f"cannot serialise {type(value).__name__}")
+
+
+def encode_json(payload: Any) -> str:
+    """The JSON text of a payload (numpy arrays allowed, see `to_json`)."""
+    return json.dumps(
+        payload, allow_nan=False, separators=(",", ":"), default=to_json
+    )
+
+
+class Encoded:
+    """An answer already serialised, kept in the cache as text and gzip.
+
+    A repeated request then costs no JSON encoding and no compression.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.data = text.encode("utf-8")
+        self._gzipped: bytes | None = None
+
+    def gzipped(self) -> bytes:
+        if self._gzipped is None:
+            self._gzipped = gzip.compress(self.data, compresslevel=3, mtime=0)
+        return self._gzipped
 
 
 def _finite_or_name(value: Any) -> Any:
@@ -227,13 +251,13 @@ class Api:
             )
         return inputs
 
-    def _cached(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+    def _cached(self, key: Hashable, compute: Callable[[], Any]) -> Encoded:
         self._context()  # clears the cache when the data changed
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        value = compute()
+        value = Encoded(encode_json(compute()))
         with self._lock:
             self._cache[key] = value
             while len(self._cache) > _CACHE_ENTRIES:
@@ -289,7 +313,7 @@ class Api:
 
     # Scalars.
 
-    def scalars(self, query: ScalarQuery) -> dict[str, Any]:
+    def scalars(self, query: ScalarQuery) -> Encoded:
         """`GET scalars`: aligned, smoothed, downsampled series and diffs."""
         return self._cached(("scalars", query), lambda: self._scalars(query))
 
@@ -440,7 +464,7 @@ class Api:
 
     def histogram_diff(
         self, query: HistogramQuery, at: float | None
-    ) -> dict[str, Any]:
+    ) -> Encoded:
         """`GET histogram_diff`: two histograms on common edges, distances."""
         return self._cached(
             ("histogram_diff", query, at),
@@ -484,7 +508,7 @@ class Api:
             },
         }
 
-    def histogram_distances(self, query: HistogramQuery) -> dict[str, Any]:
+    def histogram_distances(self, query: HistogramQuery) -> Encoded:
         """`GET histogram_distances`: the distances over training."""
         return self._cached(
             ("histogram_distances", query),

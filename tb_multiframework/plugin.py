@@ -131,9 +131,12 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         )
         if self._logdir:
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
-            if getattr(flags, "reload_task", "auto") == "blocking":
+            blocking = getattr(flags, "reload_task", "auto") == "blocking"
+            if blocking:
                 self._loader.reload()
-            self._loader.start(interval)
+                self._loader.loaded_once.set()
+            if interval > 0 or not blocking:
+                self._loader.start(interval, wait_first=blocking)
 
     def get_plugin_apps(self) -> dict[str, Callable[..., Any]]:
         return {
@@ -450,15 +453,22 @@ def _answer(
         return _error(request, 503, str(error))
     if isinstance(result, wrappers.Response):
         return result
+    if isinstance(result, api.Encoded):
+        if "gzip" in request.headers.get("Accept-Encoding", ""):
+            return http_util.Respond(
+                request,
+                result.gzipped(),
+                "application/json",
+                content_encoding="gzip",
+            )
+        return http_util.Respond(request, result.data, "application/json")
     return _json(request, result)
 
 
 def _json(
     request: wrappers.Request, payload: Any, code: int = 200
 ) -> wrappers.Response:
-    body = json.dumps(
-        payload, allow_nan=False, separators=(",", ":"), default=api.to_json
-    )
+    body = api.encode_json(payload)
     return http_util.Respond(request, body, "application/json", code=code)
 
 

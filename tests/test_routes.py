@@ -399,8 +399,8 @@ def test_static_files_and_entry(demo_client):
 
 
 def test_garbage_file_is_a_run_warning_not_an_error(tmp_path):
-    from tests.conftest import make_client
     from tests import eventfiles
+    from tests.conftest import make_client
 
     eventfiles.write(
         str(tmp_path / "bad" / eventfiles.TORCH_NAME), b"\x00garbage" * 100

@@ -291,12 +291,22 @@ def _tags_at_epoch_index(
     candidates = {}
     last_step = -1
     for tag, series in tags.items():
-        steps = np.unique(np.asarray(series.steps))
+        steps = np.asarray(series.steps)
         if steps.size == 0:
             continue
-        last_step = max(last_step, int(steps[-1]))
-        if steps[0] == 0 and steps[-1] == steps.size - 1:
-            candidates[tag] = steps.size
+        low, high = int(steps.min()), int(steps.max())
+        last_step = max(last_step, high)
+        # 0..m-1 needs m distinct steps, so a larger max rules it out
+        # without counting (this runs over every point of every run).
+        if low != 0 or high >= steps.size:
+            continue
+        gaps = np.diff(steps)
+        if (gaps >= 0).all():
+            distinct = 1 + int(np.count_nonzero(gaps))
+        else:
+            distinct = int(np.unique(steps).size)
+        if high == distinct - 1:
+            candidates[tag] = distinct
     return frozenset(
         tag
         for tag, count in candidates.items()

@@ -18,7 +18,12 @@ import numpy as np
 
 from .axes import AXES, EpochMap, axis_values
 from .diff import DIFF_MODES, difference_curve
-from .downsample import DEFAULT_POINTS, MAX_POINTS, downsample_minmax
+from .downsample import (
+    DEFAULT_POINTS,
+    KEEP_ALL_FACTOR,
+    MAX_POINTS,
+    downsample_minmax,
+)
 from .smoothing import SMOOTHING_MODES, smooth_ema, smooth_time_ema
 from .types import (
     Excluded,
@@ -30,6 +35,16 @@ from .types import (
 
 MAX_SELECTIONS = 100  # series per request
 EXPORT_COLUMNS = ("x", "run", "tag", "step", "wall_time", "value", "smoothed")
+
+
+def buckets_for(points: int) -> int:
+    """x buckets that return at most about `points` points a series.
+
+    Each bucket keeps up to 4 points (first, last, min, max), and a series of
+    at most 4 points a bucket is returned whole, so `points` bounds what is
+    sent, as TensorBoard's "1000 points" does, while every extreme stays.
+    """
+    return max(1, -(-int(points) // KEEP_ALL_FACTOR))
 
 
 @dataclass(frozen=True)
@@ -190,7 +205,9 @@ def compare_scalars(
         axis: One of `AXES`.
         smoothing: Weight in [0, 1); 0 leaves values as they are.
         smoothing_mode: "ema" (TensorBoard's) or "time" (x-aware).
-        points: Buckets per series, 1..MAX_POINTS.
+        points: Points to return per series at most (about), 1..MAX_POINTS:
+            a longer series is cut into `buckets_for(points)` x buckets,
+            each keeping its first, last, min and max point.
         baseline: Run name of the baseline; the first selection of that run
             is the baseline series. None: no diffs.
         diff_mode: "difference" (A - B) or "ratio" (A / B).
@@ -356,7 +373,9 @@ def _series_result(
             excluded=placed.reason,
         )
     lo, hi = _window(placed.x, x_range)
-    down = downsample_minmax(placed.x[lo:hi], placed.y[lo:hi], buckets=points)
+    down = downsample_minmax(
+        placed.x[lo:hi], placed.y[lo:hi], buckets=buckets_for(points)
+    )
     picked = down.indices + lo
     return SeriesResult(
         run=sel.run.run,
@@ -414,7 +433,9 @@ def _diff_result(
         p.x, p.smoothed, base.x, base.smoothed, mode=diff_mode
     )
     lo, hi = _window(raw.x, x_range)
-    down = downsample_minmax(raw.x[lo:hi], raw.y[lo:hi], buckets=points)
+    down = downsample_minmax(
+        raw.x[lo:hi], raw.y[lo:hi], buckets=buckets_for(points)
+    )
     return DiffResult(
         run=sel.run.run,
         tag=sel.tag,

@@ -18,8 +18,8 @@ import numpy.typing as npt
 
 from .types import FloatArray, Int64Array
 
-MAX_POINTS = 20000  # buckets per series
-DEFAULT_POINTS = 1000  # buckets per series
+MAX_POINTS = 20000  # points per series a client may ask for
+DEFAULT_POINTS = 1000  # points per series (compare.buckets_for: / 4 buckets)
 KEEP_ALL_FACTOR = 4  # series of up to this many points per bucket stay whole
 
 

@@ -109,6 +109,20 @@ class _FileState:
             )
         return out
 
+    def shrank(self) -> bool:
+        """Whether the file is now shorter than what was read (rewritten).
+
+        Only checked for local files: a remote stat per file per reload
+        costs a request.
+        """
+        if _is_remote(self.path):
+            return False
+        try:
+            size = os.path.getsize(_local(self.path))
+        except OSError:
+            return False
+        return size < self.offset + len(self.pending)
+
     def read_new(self) -> Iterator[bytes]:
         """Yields the bytes that arrived since the last read, in pieces."""
         if _is_remote(self.path):
@@ -138,6 +152,7 @@ class _RunState:
         self.plugins = tfevents.TagPlugins()
         self.run_display_name = ""
         self.source_writers: set[str] = set()
+        self.notes: list[str] = []
 
     @property
     def format(self) -> str:
@@ -169,6 +184,7 @@ class Loader:
         self._store = store
         self._config = config
         self._runs: dict[str, _RunState] = {}
+        self._notes: dict[str, list[str]] = {}  # for runs read again
         self._lock = threading.Lock()  # one reload at a time
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -176,17 +192,18 @@ class Loader:
         self.last_stats: ReloadStats | None = None
         self.last_error = ""
 
-    def start(self, interval: float) -> None:
+    def start(self, interval: float, *, wait_first: bool = False) -> None:
         """Loads in a background thread, then every `interval` seconds.
 
         With `interval` <= 0 the logdir is loaded once, as TensorBoard does
-        with `--reload_interval 0`.
+        with `--reload_interval 0`. With `wait_first` the first load waits
+        one interval (the caller has just loaded).
         """
         if self._thread is not None:
             return
         self._thread = threading.Thread(
             target=self._run_forever,
-            args=(interval,),
+            args=(interval, wait_first),
             name="tb_multiframework-loader",
             daemon=True,
         )
@@ -195,7 +212,9 @@ class Loader:
     def stop(self) -> None:
         self._stop.set()
 
-    def _run_forever(self, interval: float) -> None:
+    def _run_forever(self, interval: float, wait_first: bool) -> None:
+        if wait_first:
+            self._stop.wait(interval)
         while not self._stop.is_set():
             try:
                 self.reload()
@@ -216,10 +235,13 @@ class Loader:
         with self._lock:
             started = time.monotonic()
             bytes_read = records = 0
-            for run, name, path, fmt in self._discover():
+            found = list(self._discover())
+            self._forget_changed_runs(found)
+            for run, name, path, fmt in found:
                 state = self._runs.get(run)
                 if state is None:
                     state = self._runs[run] = _RunState(run)
+                    state.notes = self._notes.pop(run, [])
                 if name not in state.files:
                     state.files[name] = _FileState(path, name, fmt)
             for state in self._runs.values():
@@ -244,6 +266,44 @@ class Loader:
             )
             self.last_stats = stats
             return stats
+
+    def _forget_changed_runs(
+        self, found: list[tuple[str, str, str, str]]
+    ) -> None:
+        """Drops runs whose files were removed or shrank, to read them anew.
+
+        A regenerated or cleaned-up run must not show old points beside new
+        ones (nor twice): its data is dropped and every current file read
+        from the start. A run with no files left disappears.
+        """
+        current: dict[str, set[str]] = {}
+        for run, name, _, _ in found:
+            current.setdefault(run, set()).add(name)
+        for run, state in list(self._runs.items()):
+            names = current.get(run, set())
+            removed = sorted(set(state.files) - names)
+            shrank = sorted(
+                f.name
+                for f in state.files.values()
+                if f.name in names and f.shrank()
+            )
+            if not removed and not shrank:
+                continue
+            del self._runs[run]
+            self._store.remove_run(run)
+            if names:
+                what = "; ".join(
+                    part
+                    for part in (
+                        removed and f"removed: {', '.join(removed)}",
+                        shrank and f"rewritten: {', '.join(shrank)}",
+                    )
+                    if part
+                )
+                self._notes[run] = [
+                    f"files changed on disk ({what}); the run was read again "
+                    f"at {time.strftime('%H:%M:%S')}"
+                ]
 
     def _discover(self) -> Iterator[tuple[str, str, str, str]]:
         """(run, file name, path, format) of every log file under the logdir."""
@@ -358,7 +418,7 @@ class Loader:
                 evidence.append(
                     f"{key} set to {value!r} by {config.path or 'config'}"
                 )
-        warnings: list[str] = []
+        warnings: list[str] = list(state.notes)
         for file_state in sorted(state.files.values(), key=lambda f: f.name):
             warnings.extend(file_state.warnings())
         return RunMeta(

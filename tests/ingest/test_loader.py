@@ -10,6 +10,8 @@ Directory trees used here::
       vdl/vdlrecords.<ts>.log
 """
 
+import os
+
 import numpy as np
 
 from tb_multiframework.config import Config, parse_config
@@ -120,3 +122,42 @@ def test_skips_the_plugins_own_folder(tmp_path):
     loader, store = _loader(tmp_path)
     loader.reload()
     assert store.runs() == []
+
+
+def test_rewritten_and_removed_files_are_read_again_not_doubled(tmp_path):
+    run_dir = tmp_path / "r"
+    first = eventfiles.record_bytes(
+        [eventfiles.scalar_event("loss", i, 1.0, float(i)) for i in range(10)]
+    )
+    eventfiles.write(str(run_dir / eventfiles.TORCH_NAME), first)
+    eventfiles.write(
+        str(tmp_path / "other" / eventfiles.TORCH_NAME),
+        eventfiles.record_bytes([eventfiles.scalar_event("x", 1, 1.0, 1.0)]),
+    )
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    assert len(store.scalars("r", "loss")) == 10
+    # Regenerated: the old file removed, a new one with 4 points written.
+    os.remove(run_dir / eventfiles.TORCH_NAME)
+    eventfiles.write(
+        str(run_dir / (eventfiles.TORCH_NAME[:-1] + "7")),
+        eventfiles.record_bytes(
+            [eventfiles.scalar_event("loss", i, 2.0, -float(i)) for i in range(4)]
+        ),
+    )
+    loader.reload()
+    assert store.scalars("r", "loss").values.tolist() == [0.0, -1.0, -2.0, -3.0]
+    (note,) = store.meta("r").warnings
+    assert "removed: " + eventfiles.TORCH_NAME in note
+    # Rewritten in place, shorter: read from the start again.
+    eventfiles.write(
+        str(run_dir / (eventfiles.TORCH_NAME[:-1] + "7")),
+        eventfiles.record_bytes([eventfiles.scalar_event("loss", 0, 3.0, 9.0)]),
+    )
+    loader.reload()
+    assert store.scalars("r", "loss").values.tolist() == [9.0]
+    assert "rewritten" in store.meta("r").warnings[0]
+    # Every file gone: the run goes; the other run is untouched.
+    os.remove(run_dir / (eventfiles.TORCH_NAME[:-1] + "7"))
+    loader.reload()
+    assert store.runs() == ["other"]
