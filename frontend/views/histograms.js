@@ -1,5 +1,10 @@
-// Histograms view (placeholder until the histogram routes land).
-import { mountPlaceholder } from "./placeholder.js";
+// Histograms view: two runs' weight or gradient histograms compared at
+// aligned positions (side by side, overlaid, difference), their distances,
+// the distance over training, and each run's histograms over time.
+// The work lives in histograms/ (view.js is the entry).
+
+import { ensureStylesheet } from "../dom.js";
+import { HistogramsView } from "./histograms/view.js";
 
 /**
  * @param {HTMLElement} root
@@ -7,11 +12,7 @@ import { mountPlaceholder } from "./placeholder.js";
  * @returns {() => void}
  */
 export function mount(root, ctx) {
-  return mountPlaceholder(root, ctx, {
-    title: "Histograms",
-    description:
-      "Two runs' weight or activation histograms side by side, rebinned " +
-      "onto common edges, with their difference and distances " +
-      "(Wasserstein, Jensen–Shannon, Kolmogorov–Smirnov).",
-  });
+  ensureStylesheet(new URL("./histograms.css", import.meta.url));
+  const view = new HistogramsView(root, ctx);
+  return () => view.destroy();
 }
