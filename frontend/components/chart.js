@@ -12,7 +12,12 @@
 // Series keep the colour of their run (colors.js), `null` in `y` is a gap,
 // `yMin`/`yMax` draw a min/max band, charts with the same `syncKey` share the
 // cursor (give it only to charts with the same x axis), and the chart
-// follows its container's width and the theme.
+// follows its container's width and the theme. Non-finite values (the
+// server's "NaN"/"Infinity" strings) are gaps with a marker at the plot's
+// edge. With `onZoom`, a drag asks the owner for the window's data (at full
+// resolution) instead of only stretching what is drawn; `xRange` then holds
+// the window across data updates. The element carries the instance as
+// `element.tbmfChart` (browser tests and devtools read uPlot's data there).
 
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { colorForRun, withAlpha } from "../colors.js";
@@ -30,6 +35,10 @@ export const MAX_TOOLTIP_ROWS = 20;
 const BAND_ALPHA = 0.18;
 /** Class of the hidden series that carry band edges (no cursor points). */
 const BAND_CLASS = "tbmf-band-edge";
+/** Size of a non-finite value's marker, in CSS pixels. */
+const MARKER_SIZE = 5;
+/** Narrowest drag, in CSS pixels, taken as a zoom (not a stray click). */
+const MIN_ZOOM_DRAG_PX = 3;
 const AXIS_FONT = '11px Roboto, "Helvetica Neue", Arial, sans-serif';
 const LABEL_FONT = '500 11px Roboto, "Helvetica Neue", Arial, sans-serif';
 
@@ -48,11 +57,19 @@ const LABEL_FONT = '500 11px Roboto, "Helvetica Neue", Arial, sans-serif';
  * @property {number} [alpha] line opacity, 0..1
  * @property {boolean} [show] initially visible (default true)
  * @property {boolean} [legend] listed in legend and tooltip (default true)
+ * @property {string} [linkedTo] key of the series this one belongs to (e.g.
+ *     the faint raw line under a smoothed one): shown and hidden with it, and
+ *     its value is listed in that series' tooltip row
+ * @property {string} [note] short muted text after the legend label, e.g.
+ *     `175 of 400 points`
+ * @property {boolean} [markers] mark non-finite values (default true)
  *
  * @typedef {Object} ChartOptions
  * @property {ChartSeries[]} series
  * @property {string} [title]
  * @property {string} [xLabel] axis title and tooltip header, e.g. `step`
+ * @property {string} [xAxisLabel] axis title when it should differ from the
+ *     tooltip header (e.g. with a unit)
  * @property {string} [yLabel]
  * @property {'number' | 'time'} [xType] `time`: x in epoch seconds
  * @property {boolean} [logY] logarithmic y (non-positive values are hidden)
@@ -61,10 +78,22 @@ const LABEL_FONT = '500 11px Roboto, "Helvetica Neue", Arial, sans-serif';
  * @property {number} [height] plot height in CSS pixels
  * @property {boolean} [legend] default true
  * @property {boolean} [tooltip] default true
+ * @property {number} [yAxisMinSize] narrowest y axis in CSS pixels: linked
+ *     charts with the same value keep their plot areas aligned
  * @property {(x: number) => string} [formatX]
  * @property {(y: number) => string} [formatY]
  * @property {string} [emptyText] shown when there is nothing to draw
+ * @property {[number, number] | null} [xRange] fixed x window (zoom); null
+ *     fits the data
+ * @property {(min: number, max: number) => void} [onZoom] called when the
+ *     user drags a window on this chart (not on a synced one)
+ * @property {() => void} [onZoomReset] called on a double-click
  */
+
+/**
+ * @typedef {Object} Marker a non-finite value, drawn at the plot's edge
+ * @property {number} x
+ * @property {'nan' | 'inf' | '-inf'} kind
 
 /**
  * @typedef {Object} SeriesSlot where an input series lives in uPlot's data
@@ -74,6 +103,7 @@ const LABEL_FONT = '500 11px Roboto, "Helvetica Neue", Arial, sans-serif';
  * @property {number} index its line
  * @property {number | null} upper band upper edge
  * @property {number | null} lower band lower edge
+ * @property {Marker[]} markers
  */
 
 /**
@@ -106,6 +136,9 @@ export class Chart {
         .map((s) => seriesKey(s)),
     );
     this._destroyed = false;
+    /** Set while applying `xRange`, so the resulting scale change is not
+     * taken for the user's zoom. */
+    this._applyingRange = false;
 
     this._title = h("div", { className: "tbmf-chart__title" });
     this._logButton = h(
@@ -144,6 +177,7 @@ export class Chart {
       this._legend,
     );
     container.appendChild(this.element);
+    /** @type {any} */ (this.element).tbmfChart = this;
 
     /** @type {number | null} */
     this._resizeFrame = null;
@@ -166,6 +200,26 @@ export class Chart {
     return this._uplot;
   }
 
+  /**
+   * Where each series lives in `uplot.data`: `index` is its line, `upper`
+   * and `lower` its band edges (null without a band).
+   * @returns {{key: string, label: string, run: string | undefined,
+   *     color: string, index: number, upper: number | null,
+   *     lower: number | null, markers: Marker[]}[]}
+   */
+  get slots() {
+    return this._slots.map((slot) => ({
+      key: slot.key,
+      label: slot.spec.label,
+      run: slot.spec.run,
+      color: slot.color,
+      index: slot.index,
+      upper: slot.upper,
+      lower: slot.lower,
+      markers: slot.markers,
+    }));
+  }
+
   /** @returns {boolean} */
   get logY() {
     return Boolean(this._options.logY);
@@ -181,11 +235,16 @@ export class Chart {
     const previous = this._options;
     this._options = { ...previous, ...options };
     const onlyData =
-      Object.keys(options).every((key) => key === "series") &&
-      sameKeys(previous.series, this._options.series);
+      Object.keys(options).every(
+        (key) => key === "series" || key === "xRange",
+      ) && sameKeys(previous.series, this._options.series);
     if (onlyData && this._uplot) {
-      const { data } = this._layout(this._options.series);
+      const { data, slots } = this._layout(this._options.series);
+      // Same keys, so the same columns: only the specs (labels, notes) and
+      // markers move.
+      this._slots = slots;
       this._uplot.setData(data);
+      this._applyXRange();
       this._renderLegend();
       this._renderEmpty();
     } else {
@@ -207,13 +266,28 @@ export class Chart {
   setSeriesVisible(key, show) {
     if (show) this._hidden.delete(key);
     else this._hidden.add(key);
-    const slot = this._slots.find((s) => s.key === key);
-    if (slot && this._uplot) {
-      for (const index of [slot.index, slot.upper, slot.lower]) {
-        if (index !== null) this._uplot.setSeries(index, { show });
+    const u = this._uplot;
+    if (u) {
+      for (const slot of this._slots) {
+        if (slot.key !== key && slot.spec.linkedTo !== key) continue;
+        const visible = this._isVisible(slot);
+        for (const index of [slot.index, slot.upper, slot.lower]) {
+          if (index !== null) u.setSeries(index, { show: visible });
+        }
       }
     }
     this._renderLegend();
+  }
+
+  /**
+   * @param {SeriesSlot} slot
+   * @returns {boolean} shown: neither it nor the series it belongs to hidden
+   */
+  _isVisible(slot) {
+    return (
+      !this._hidden.has(slot.key) &&
+      !(slot.spec.linkedTo && this._hidden.has(slot.spec.linkedTo))
+    );
   }
 
   /** Removes the chart, its observers and its DOM. Safe to call twice. */
@@ -263,7 +337,7 @@ export class Chart {
     /** @type {uPlot.Band[]} */
     const bands = [];
     for (const slot of slots) {
-      const visible = !this._hidden.has(slot.key);
+      const visible = this._isVisible(slot);
       series[slot.index] = {
         label: slot.spec.label,
         stroke: slot.color,
@@ -304,12 +378,23 @@ export class Chart {
       height: options.height ?? DEFAULT_HEIGHT,
       class: "tbmf-uplot",
       legend: { show: false },
-      padding: [8, 12, 0, 0],
+      // Room on the right for the last x tick's label.
+      padding: [8, 16, 0, 0],
       focus: { alpha: 0.35 },
       cursor: {
         // A vertical hairline only, as in TensorBoard's own charts.
         y: false,
         drag: { x: true, y: false },
+        bind: {
+          dblclick: (_u, _target, handler) => (event) => {
+            if (event.button !== 0) return null;
+            handler(event);
+            // Only the chart the user double-clicked tells its owner;
+            // synced charts reset through their owner's new data.
+            this._options.onZoomReset?.();
+            return null;
+          },
+        },
         focus: { prox: 24 },
         points: { size: 7, width: 2 },
         ...(options.syncKey
@@ -329,10 +414,11 @@ export class Chart {
       axes: [
         {
           ...axisBase,
-          label: options.xLabel,
-          labelSize: options.xLabel ? 16 : 0,
+          label: options.xAxisLabel ?? options.xLabel,
+          labelSize: (options.xAxisLabel ?? options.xLabel) ? 16 : 0,
           labelGap: 0,
-          size: 26,
+          // uPlot's time ticks take two lines (time, then date).
+          size: options.xType === "time" ? 44 : 26,
           ...(options.xType === "time"
             ? {}
             : { values: (_u, splits) => splits.map((v) => formatX(v)) }),
@@ -342,7 +428,11 @@ export class Chart {
           label: options.yLabel,
           labelSize: options.yLabel ? 16 : 0,
           labelGap: 0,
-          size: fitAxisSize,
+          size: (u, values, axisIdx, cycleNum) =>
+            Math.max(
+              fitAxisSize(u, values, axisIdx, cycleNum),
+              options.yAxisMinSize ?? 0,
+            ),
           values: (_u, splits) =>
             splits.map((v) => (v == null ? "" : formatY(v))),
         },
@@ -352,12 +442,97 @@ export class Chart {
       hooks: {
         setCursor: [() => this._renderTooltip()],
         setSize: [() => this._hideTooltip()],
+        setSelect: [(u) => this._onSelect(u)],
+        draw: [(u) => this._drawMarkers(u)],
       },
     };
     this._uplot = new uPlot(opts, data, this._plot);
     this._uplot.over.addEventListener("mouseleave", () => this._hideTooltip());
+    this._applyXRange();
     this._renderLegend();
     this._renderEmpty();
+  }
+
+  /** Holds the x scale on `xRange` (after new data reset it). */
+  _applyXRange() {
+    const u = this._uplot;
+    const range = this._options.xRange;
+    if (!u || !range) return;
+    const [min, max] = range;
+    if (!(Number.isFinite(min) && Number.isFinite(max) && min < max)) return;
+    this._applyingRange = true;
+    try {
+      u.setScale("x", { min, max });
+    } finally {
+      this._applyingRange = false;
+    }
+  }
+
+  /**
+   * A finished drag on this chart: tell the owner which window to load.
+   * @param {uPlot} u
+   */
+  _onSelect(u) {
+    const onZoom = this._options.onZoom;
+    // cursor.event is null when a synced chart replays the drag.
+    if (!onZoom || this._applyingRange || u.cursor.event == null) return;
+    if (u.select.width < MIN_ZOOM_DRAG_PX) return;
+    const min = u.posToVal(u.select.left, "x");
+    const max = u.posToVal(u.select.left + u.select.width, "x");
+    if (Number.isFinite(min) && Number.isFinite(max) && min < max) {
+      onZoom(min, max);
+    }
+  }
+
+  /**
+   * Marks non-finite values: ▲ at the top for +Inf, ▼ at the bottom for
+   * −Inf, a hollow circle at the top for NaN, in the series' colour.
+   * @param {uPlot} u
+   */
+  _drawMarkers(u) {
+    const { ctx } = u;
+    const { left, top, width, height } = u.bbox;
+    const size = MARKER_SIZE * devicePixelRatio;
+    const xScale = u.scales.x;
+    ctx.save();
+    ctx.lineWidth = 1.5 * devicePixelRatio;
+    for (const slot of this._slots) {
+      if (slot.markers.length === 0 || !this._isVisible(slot)) continue;
+      ctx.fillStyle = slot.color;
+      ctx.strokeStyle = slot.color;
+      for (const marker of slot.markers) {
+        if (
+          xScale.min == null ||
+          xScale.max == null ||
+          marker.x < xScale.min ||
+          marker.x > xScale.max
+        ) {
+          continue;
+        }
+        const cx = u.valToPos(marker.x, "x", true);
+        if (cx < left - 1 || cx > left + width + 1) continue;
+        ctx.beginPath();
+        if (marker.kind === "inf") {
+          const y = top + 1;
+          ctx.moveTo(cx, y);
+          ctx.lineTo(cx - size, y + 1.6 * size);
+          ctx.lineTo(cx + size, y + 1.6 * size);
+          ctx.closePath();
+          ctx.fill();
+        } else if (marker.kind === "-inf") {
+          const y = top + height - 1;
+          ctx.moveTo(cx, y);
+          ctx.lineTo(cx - size, y - 1.6 * size);
+          ctx.lineTo(cx + size, y - 1.6 * size);
+          ctx.closePath();
+          ctx.fill();
+        } else {
+          ctx.arc(cx, top + size + 2, size * 0.8, 0, 2 * Math.PI);
+          ctx.stroke();
+        }
+      }
+    }
+    ctx.restore();
   }
 
   /**
@@ -397,6 +572,7 @@ export class Chart {
         index: column,
         upper: hasBand ? column + 1 : null,
         lower: hasBand ? column + 2 : null,
+        markers: spec.markers === false ? [] : findMarkers(x, spec.y),
       });
       column += columns.length;
     }
@@ -435,12 +611,18 @@ export class Chart {
             },
             h("span", {
               className: "tbmf-chart__swatch",
-              style: { "--swatch": slot.color },
+              style: swatchStyle(slot),
             }),
             h("span", {
               className: "tbmf-chart__label",
               text: slot.spec.label,
             }),
+            slot.spec.note
+              ? h("span", {
+                  className: "tbmf-chart__note",
+                  text: slot.spec.note,
+                })
+              : null,
           );
         }),
     );
@@ -475,12 +657,22 @@ export class Chart {
     const xs = /** @type {number[]} */ (u.data[0]);
     const hoveredX = xs[idx];
     const rows = [];
+    /** @param {SeriesSlot} slot @param {number | null} seriesIdx */
+    const valueText = (slot, seriesIdx) => {
+      if (seriesIdx == null) return "—";
+      const value = u.data[slot.index][seriesIdx];
+      if (value != null) return formatY(value);
+      const marker = slot.markers.find((m) => m.x === xs[seriesIdx]);
+      return marker ? MARKER_TEXT[marker.kind] : "—";
+    };
     for (const slot of this._slots) {
-      if (slot.spec.legend === false || this._hidden.has(slot.key)) continue;
+      if (slot.spec.legend === false || !this._isVisible(slot)) continue;
       const seriesIdx = u.cursor.idxs?.[slot.index] ?? idx;
-      const raw = seriesIdx == null ? null : u.data[slot.index][seriesIdx];
-      const value = raw == null ? null : raw;
       const atX = seriesIdx == null ? null : xs[seriesIdx];
+      const linked = this._slots.find(
+        (other) => other.spec.linkedTo === slot.key && other !== slot,
+      );
+      const linkedIdx = linked ? (u.cursor.idxs?.[linked.index] ?? idx) : null;
       rows.push(
         h(
           "div",
@@ -495,8 +687,15 @@ export class Chart {
           h("span", { className: "tbmf-chart__label", text: slot.spec.label }),
           h("span", {
             className: "tbmf-chart__value",
-            text: value == null ? "—" : formatY(value),
+            text: valueText(slot, seriesIdx),
           }),
+          linked
+            ? h("span", {
+                className: "tbmf-chart__raw",
+                title: "Value as logged (before smoothing)",
+                text: valueText(linked, linkedIdx),
+              })
+            : null,
           atX != null && atX !== hoveredX
             ? h("span", {
                 className: "tbmf-chart__at",
@@ -558,6 +757,47 @@ export class Chart {
 }
 
 /**
+ * A legend swatch in the series' colour, dashed like its line.
+ * @param {SeriesSlot} slot
+ * @returns {Record<string, string>}
+ */
+function swatchStyle(slot) {
+  /** @type {Record<string, string>} */
+  const style = { "--swatch": slot.color };
+  const dash = slot.spec.dash;
+  if (dash && dash.length >= 2) {
+    const on = Math.max(1, Math.min(dash[0], 5));
+    const off = Math.max(1, Math.min(dash[1], 3));
+    style.background = `repeating-linear-gradient(90deg, ${slot.color} 0 ${on}px, transparent ${on}px ${on + off}px)`;
+  }
+  return style;
+}
+
+/** Tooltip text of a non-finite value. */
+const MARKER_TEXT = Object.freeze({ nan: "NaN", inf: "+Inf", "-inf": "−Inf" });
+
+/**
+ * The non-finite values of a series: numbers (NaN, ±Infinity) or the
+ * server's strings ("NaN", "Infinity", "-Infinity").
+ * @param {number[]} x
+ * @param {ArrayLike<number | string | null>} y
+ * @returns {Marker[]}
+ */
+function findMarkers(x, y) {
+  /** @type {Marker[]} */
+  const markers = [];
+  for (let i = 0; i < x.length; i++) {
+    const v = y[i];
+    if (v == null || (typeof v === "number" && Number.isFinite(v))) continue;
+    const n = Number(v);
+    if (Number.isNaN(n)) markers.push({ x: x[i], kind: "nan" });
+    else if (n === Infinity) markers.push({ x: x[i], kind: "inf" });
+    else if (n === -Infinity) markers.push({ x: x[i], kind: "-inf" });
+  }
+  return markers;
+}
+
+/**
  * @param {ChartSeries} spec
  * @returns {string}
  */
@@ -577,7 +817,13 @@ function sameKeys(a, b) {
       seriesKey(spec) === seriesKey(b[i]) &&
       (spec.yMin != null) === (b[i].yMin != null) &&
       spec.color === b[i].color &&
-      spec.run === b[i].run,
+      spec.run === b[i].run &&
+      spec.label === b[i].label &&
+      spec.linkedTo === b[i].linkedTo &&
+      spec.legend === b[i].legend &&
+      spec.width === b[i].width &&
+      spec.alpha === b[i].alpha &&
+      String(spec.dash ?? "") === String(b[i].dash ?? ""),
   );
 }
 

@@ -1,0 +1,497 @@
+// The metric picker of the Compare view: the cross-framework metric index
+// (`GET metrics`) grouped by canonical name, one chip a level, each with the
+// (run, raw tag) pairs behind it and how each was matched; or every raw
+// scalar tag. Metrics of the selected runs come first; the others are
+// greyed.
+
+import { h, icon } from "../../dom.js";
+import { formatInt, plural } from "../../format.js";
+import { fetchJson, LatestRequest } from "../../model.js";
+import { runColor } from "./colors.js";
+
+/** @typedef {import("../../app.js").ViewContext} ViewContext */
+
+/**
+ * @typedef {Object} MetricMember
+ * @property {string} run
+ * @property {string} tag
+ * @property {string | null} level
+ * @property {string} derivation how the tag was matched to the metric
+ *
+ * @typedef {Object} MetricEntry One entry of `GET metrics`.
+ * @property {string} key e.g. `loss/train@batch`
+ * @property {string} name e.g. `loss/train`
+ * @property {string | null} level `batch`, `epoch` or null
+ * @property {MetricMember[]} members
+ *
+ * @typedef {{metric: string | null, tag: string | null}} Choice
+ */
+
+/** Longest search text accepted, in characters. */
+const MAX_SEARCH_LENGTH = 200;
+/** Order of levels within a name. */
+const LEVEL_ORDER = ["batch", "epoch", null];
+
+export class MetricPicker {
+  /**
+   * @param {ViewContext} ctx
+   * @param {{current: () => Choice, onPick: (choice: Choice) => void,
+   *     onLoad: (metrics: MetricEntry[]) => void}} hooks
+   */
+  constructor(ctx, hooks) {
+    this.ctx = ctx;
+    this.hooks = hooks;
+    /** @type {MetricEntry[] | null} */
+    this.metrics = null;
+    /** @type {string | null} */
+    this.error = null;
+    this._request = new LatestRequest();
+    /** 'metrics' or 'tags'; follows the choice until the user switches. */
+    /** @type {'metrics' | 'tags'} */
+    this.mode = hooks.current().tag ? "tags" : "metrics";
+    this._query = "";
+    /** Names whose member list the user opened or closed. */
+    /** @type {Map<string, boolean>} */
+    this._open = new Map();
+
+    this._modeButtons = /** @type {const} */ (["metrics", "tags"]).map((mode) =>
+      h("button", {
+        className: "tbmf-cmp-seg__item",
+        text: mode === "metrics" ? "Metrics" : "Raw tags",
+        title:
+          mode === "metrics"
+            ? "Metrics matched across frameworks (loss/train = Loss/train = epoch_loss = Train/Loss)"
+            : "Every scalar tag as logged",
+        attrs: { type: "button", "aria-pressed": "false" },
+        dataset: { mode },
+        on: {
+          click: () => {
+            this.mode = mode;
+            this.render();
+          },
+        },
+      }),
+    );
+    this._search = h("input", {
+      className: "tbmf-cmp-search__input",
+      attrs: {
+        type: "search",
+        placeholder: "Search metrics and tags",
+        "aria-label": "Search metrics and tags",
+        spellcheck: "false",
+        autocomplete: "off",
+        maxlength: MAX_SEARCH_LENGTH,
+      },
+      dataset: { control: "metric-search" },
+      on: {
+        input: () => {
+          this._query = this._search.value.trim();
+          this.render();
+        },
+      },
+    });
+    this._list = h("ul", {
+      className: "tbmf-cmp-metrics",
+      attrs: { "aria-label": "Metrics" },
+    });
+    this.element = h(
+      "section",
+      { className: "tbmf-cmp-card tbmf-cmp-card--metrics" },
+      h(
+        "header",
+        { className: "tbmf-cmp-card__head" },
+        h("h2", { className: "tbmf-cmp-card__title", text: "Metric" }),
+        h(
+          "span",
+          {
+            className: "tbmf-cmp-seg tbmf-cmp-seg--small",
+            attrs: { role: "group", "aria-label": "List" },
+          },
+          this._modeButtons,
+        ),
+      ),
+      h(
+        "label",
+        { className: "tbmf-cmp-search" },
+        icon("search", { size: 16 }),
+        this._search,
+      ),
+      this._list,
+    );
+  }
+
+  /** Fetches the metric index (again). */
+  async load() {
+    const outcome = await this._request.run((signal) =>
+      fetchJson("metrics", {}, { signal }),
+    );
+    if (outcome.stale) return;
+    if (outcome.error) {
+      this.error = outcome.error.message;
+    } else {
+      this.error = null;
+      this.metrics = Array.isArray(outcome.value?.metrics)
+        ? outcome.value.metrics
+        : [];
+      this.hooks.onLoad(this.metrics);
+    }
+    this.render();
+  }
+
+  destroy() {
+    this._request.cancel();
+  }
+
+  /** @param {Choice} choice */
+  followChoice(choice) {
+    if (choice.tag && this.mode !== "tags") this.mode = "tags";
+    if (choice.metric && this.mode !== "metrics") this.mode = "metrics";
+  }
+
+  render() {
+    for (const button of this._modeButtons) {
+      const on = button.dataset.mode === this.mode;
+      button.classList.toggle("is-on", on);
+      button.setAttribute("aria-pressed", String(on));
+    }
+    if (this.mode === "tags") this._renderTags();
+    else this._renderMetrics();
+  }
+
+  /** @returns {Set<string>} */
+  _selectedRuns() {
+    const all = this.ctx.catalog.runs.map((r) => r.run);
+    return new Set(this.ctx.state.selectedRuns(all));
+  }
+
+  _renderMetrics() {
+    if (this.error) {
+      this._list.replaceChildren(
+        h("li", {
+          className: "tbmf-cmp-metrics__empty is-error",
+          text: `Cannot load the metrics: ${this.error}`,
+        }),
+      );
+      return;
+    }
+    if (this.metrics === null) {
+      this._list.replaceChildren(
+        h("li", { className: "tbmf-cmp-metrics__empty", text: "Loading…" }),
+      );
+      return;
+    }
+    const selected = this._selectedRuns();
+    const current = this.hooks.current().metric;
+    const matches = textMatcher(this._query);
+    /** @type {Map<string, MetricEntry[]>} */
+    const byName = new Map();
+    for (const entry of this.metrics) {
+      const hit =
+        matches(entry.name) ||
+        matches(entry.key) ||
+        entry.members.some((m) => matches(m.tag));
+      if (!hit) continue;
+      const list = byName.get(entry.name);
+      if (list) list.push(entry);
+      else byName.set(entry.name, [entry]);
+    }
+    const rows = [...byName].map(([name, entries]) => {
+      entries.sort(
+        (a, b) => LEVEL_ORDER.indexOf(a.level) - LEVEL_ORDER.indexOf(b.level),
+      );
+      const counts = entries.map((e) => selectedRunCount(e, selected));
+      return { name, entries, counts, best: Math.max(...counts) };
+    });
+    // Metrics of the selected runs first, then the rest (greyed).
+    rows.sort(
+      (a, b) =>
+        Number(b.best > 0) - Number(a.best > 0) ||
+        (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+    );
+    if (rows.length === 0) {
+      this._list.replaceChildren(
+        h("li", {
+          className: "tbmf-cmp-metrics__empty",
+          text: this.metrics.length ? "No metric matches." : "No metrics yet.",
+        }),
+      );
+      return;
+    }
+    this._list.replaceChildren(
+      ...rows.map((row) => this._metricRow(row, current, selected)),
+    );
+  }
+
+  /**
+   * @param {{name: string, entries: MetricEntry[], counts: number[],
+   *     best: number}} row
+   * @param {string | null} current
+   * @param {Set<string>} selected
+   * @returns {HTMLElement}
+   */
+  _metricRow(row, current, selected) {
+    const isCurrent = row.entries.some((e) => e.key === current);
+    const open = this._open.get(row.name) ?? isCurrent;
+    const pickBest = () => {
+      const index = row.entries.findIndex((e) => e.key === current);
+      const best =
+        index >= 0 ? index : row.counts.indexOf(Math.max(...row.counts));
+      this.hooks.onPick({ metric: row.entries[best].key, tag: null });
+    };
+    return h(
+      "li",
+      {
+        className: `tbmf-cmp-metric${isCurrent ? " is-current" : ""}${
+          row.best === 0 ? " is-inactive" : ""
+        }`,
+        dataset: { name: row.name },
+      },
+      h(
+        "div",
+        { className: "tbmf-cmp-metric__row" },
+        h(
+          "button",
+          {
+            className: `tbmf-cmp-metric__toggle${open ? " is-open" : ""}`,
+            title: open ? "Hide the tags behind it" : "Show the tags behind it",
+            attrs: { type: "button", "aria-expanded": String(open) },
+            on: {
+              click: () => {
+                this._open.set(row.name, !open);
+                this.render();
+              },
+            },
+          },
+          icon("chevronRight", { size: 16 }),
+        ),
+        h("button", {
+          className: "tbmf-cmp-metric__name",
+          text: row.name,
+          title: `Compare ${row.name}`,
+          attrs: { type: "button" },
+          on: { click: pickBest },
+        }),
+        h(
+          "span",
+          { className: "tbmf-cmp-metric__levels" },
+          row.entries.map((entry, i) =>
+            h(
+              "button",
+              {
+                className: `tbmf-cmp-level${
+                  entry.key === current ? " is-on" : ""
+                }${row.counts[i] === 0 ? " is-inactive" : ""}`,
+                title:
+                  `${entry.key}: ${plural(row.counts[i], "selected run")} ` +
+                  `(${plural(entry.members.length, "tag")} in all)`,
+                attrs: {
+                  type: "button",
+                  "aria-pressed": String(entry.key === current),
+                },
+                dataset: { metricKey: entry.key },
+                on: {
+                  click: () =>
+                    this.hooks.onPick({ metric: entry.key, tag: null }),
+                },
+              },
+              h("span", { text: entry.level ?? "any" }),
+              h("span", {
+                className: "tbmf-cmp-level__count",
+                text: formatInt(row.counts[i]),
+              }),
+            ),
+          ),
+        ),
+      ),
+      open
+        ? membersList(
+            // Opened because it is the current metric: its level only.
+            this._open.has(row.name)
+              ? row.entries
+              : row.entries.filter((e) => e.key === current),
+            selected,
+            (run) => runColor(this.ctx.catalog, run),
+          )
+        : null,
+    );
+  }
+
+  _renderTags() {
+    const selected = this._selectedRuns();
+    const current = this.hooks.current().tag;
+    const matches = textMatcher(this._query);
+    /** @type {Map<string, {runs: number, selected: number}>} */
+    const tags = new Map();
+    for (const run of this.ctx.catalog.runs) {
+      for (const tag of run.scalarTags) {
+        const counts = tags.get(tag) ?? { runs: 0, selected: 0 };
+        counts.runs++;
+        if (selected.has(run.run)) counts.selected++;
+        tags.set(tag, counts);
+      }
+    }
+    const rows = [...tags]
+      .filter(([tag]) => matches(tag))
+      .sort(
+        ([a, ca], [b, cb]) =>
+          Number(cb.selected > 0) - Number(ca.selected > 0) ||
+          (a < b ? -1 : a > b ? 1 : 0),
+      );
+    if (rows.length === 0) {
+      this._list.replaceChildren(
+        h("li", {
+          className: "tbmf-cmp-metrics__empty",
+          text: tags.size ? "No tag matches." : "No scalar tags yet.",
+        }),
+      );
+      return;
+    }
+    this._list.replaceChildren(
+      ...rows.map(([tag, counts]) =>
+        h(
+          "li",
+          {
+            className: `tbmf-cmp-metric tbmf-cmp-metric--tag${
+              tag === current ? " is-current" : ""
+            }${counts.selected === 0 ? " is-inactive" : ""}`,
+          },
+          h(
+            "button",
+            {
+              className: "tbmf-cmp-tag",
+              title: `${tag}: logged by ${plural(counts.runs, "run")}, ${formatInt(
+                counts.selected,
+              )} selected`,
+              attrs: {
+                type: "button",
+                "aria-pressed": String(tag === current),
+              },
+              dataset: { tag },
+              on: { click: () => this.hooks.onPick({ metric: null, tag }) },
+            },
+            h("span", { className: "tbmf-cmp-tag__name", text: tag }),
+            h("span", {
+              className: "tbmf-cmp-level__count",
+              text: formatInt(counts.selected),
+            }),
+          ),
+        ),
+      ),
+    );
+  }
+}
+
+/**
+ * @param {MetricEntry} entry
+ * @param {Set<string>} selected
+ * @returns {number} distinct selected runs among the members
+ */
+export function selectedRunCount(entry, selected) {
+  return new Set(
+    entry.members.map((m) => m.run).filter((run) => selected.has(run)),
+  ).size;
+}
+
+/**
+ * The (run, tag) pairs behind each level of a name.
+ * @param {MetricEntry[]} entries
+ * @param {Set<string>} selected
+ * @param {(run: string) => string} colorOf
+ * @returns {HTMLElement}
+ */
+function membersList(entries, selected, colorOf) {
+  return h(
+    "div",
+    { className: "tbmf-cmp-members" },
+    entries.map((entry) =>
+      h(
+        "div",
+        { className: "tbmf-cmp-members__level" },
+        entries.length > 1 || entry.level
+          ? h("div", {
+              className: "tbmf-cmp-members__head",
+              text: entry.level ? `${entry.level} level` : "level unknown",
+            })
+          : null,
+        h(
+          "ul",
+          { className: "tbmf-cmp-members__list" },
+          [...entry.members]
+            .sort(
+              (a, b) =>
+                Number(selected.has(b.run)) - Number(selected.has(a.run)) ||
+                (a.run < b.run ? -1 : a.run > b.run ? 1 : 0),
+            )
+            .map((member) =>
+              h(
+                "li",
+                {
+                  className: `tbmf-cmp-member${
+                    selected.has(member.run) ? "" : " is-inactive"
+                  }`,
+                  title: `${member.run} · ${member.tag}\n${member.derivation}`,
+                  dataset: { run: member.run, tag: member.tag },
+                },
+                h("span", {
+                  className: "tbmf-dot",
+                  style: { "--dot": colorOf(member.run) },
+                }),
+                h("span", {
+                  className: "tbmf-cmp-member__run",
+                  text: member.run,
+                }),
+                h("span", {
+                  className: "tbmf-cmp-member__tag",
+                  text: member.tag,
+                }),
+              ),
+            ),
+        ),
+      ),
+    ),
+  );
+}
+
+/**
+ * Case-insensitive regex (plain text when not a valid regex).
+ * @param {string} text
+ * @returns {(value: string) => boolean}
+ */
+function textMatcher(text) {
+  if (!text) return () => true;
+  try {
+    const pattern = new RegExp(text, "i");
+    return (value) => pattern.test(value);
+  } catch {
+    const needle = text.toLowerCase();
+    return (value) => value.toLowerCase().includes(needle);
+  }
+}
+
+/**
+ * The metric a fresh Compare view opens with: the one most selected runs
+ * share, `loss/train` at batch level winning ties (the curve people open
+ * TensorBoard for).
+ * @param {MetricEntry[]} metrics
+ * @param {Set<string>} selected
+ * @returns {string | null} a metric key
+ */
+export function defaultMetric(metrics, selected) {
+  let best = null;
+  let bestScore = -1;
+  for (const entry of metrics) {
+    const runs = selectedRunCount(entry, selected);
+    if (runs === 0) continue;
+    const [quantity, split] = entry.name.split("/");
+    const score =
+      runs * 100 +
+      (quantity === "loss" ? 20 : 0) +
+      (split === "train" ? 10 : 0) +
+      (entry.level === "batch" ? 5 : entry.level === null ? 2 : 0);
+    if (score > bestScore) {
+      best = entry.key;
+      bestScore = score;
+    }
+  }
+  return best;
+}

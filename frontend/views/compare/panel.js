@@ -1,0 +1,814 @@
+// One comparison chart, without controls: fetches `GET scalars` for some
+// runs and a metric (or raw tag) and draws it, with the linked difference
+// chart when a baseline is set, the "N of M points" badge, the runs it could
+// not draw and why, and export links. Used by the Compare view and the
+// Layouts view.
+//
+//   const panel = mountComparisonChart(container, ctx, {
+//     runs: ["pytorch_sgd", "keras_fit/train"], metric: "loss/train@batch",
+//     x: "epoch", smoothing: 0.6, baseline: "pytorch_sgd",
+//   });
+//   panel.update({ logY: true });   // merged; re-fetches only when needed
+//   panel.destroy();
+//
+// Zoom: a drag on either chart loads that x window at full resolution
+// (`xMin`/`xMax`), a double-click loads everything again. The panel
+// re-fetches by itself when the catalog reports new data (zoom kept).
+
+import { createChart } from "../../components/chart.js";
+import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
+import { formatInt, formatValue, plural } from "../../format.js";
+import { apiUrl, fetchJson, LatestRequest } from "../../model.js";
+import { axisInfo } from "./axes.js";
+import { runColor } from "./colors.js";
+import {
+  diffChartSeries,
+  mainChartSeries,
+  pointCounts,
+  responseNotes,
+} from "./series.js";
+
+ensureStylesheet(new URL("../compare.css", import.meta.url));
+
+/** Buckets a series is downsampled to when the options give none. */
+export const DEFAULT_POINTS = 1000;
+/** Most buckets the scalars route accepts (its cap). */
+export const MAX_POINTS = 20000;
+/** Plot heights in CSS pixels. */
+export const DEFAULT_HEIGHT = 320;
+export const DEFAULT_DIFF_HEIGHT = 170;
+/** Y axis width of both charts, CSS pixels (wider labels widen one). */
+const Y_AXIS_SIZE = 52;
+/** Milliseconds a request may run before the loading bar shows. */
+const LOADING_DELAY_MS = 120;
+
+let panelCount = 0;
+
+/**
+ * @typedef {import("../../app.js").ViewContext} ViewContext
+ * @typedef {import("./series.js").ScalarsResponse} ScalarsResponse
+ *
+ * @typedef {Object} PanelOptions
+ * @property {string[]} runs runs to draw (order kept)
+ * @property {string | null} [metric] a metric key (`loss/train@batch`)
+ * @property {string | null} [tag] a raw tag (instead of `metric`)
+ * @property {string} [x] axis: step | epoch | relative | wall | progress
+ * @property {number} [smoothing] 0 ≤ w < 1
+ * @property {'ema' | 'time'} [smoothingMode]
+ * @property {boolean} [logY]
+ * @property {string | null} [baseline] a run of `runs`: adds the diff chart
+ * @property {'difference' | 'ratio'} [diffMode]
+ * @property {number} [points] buckets a series (1..MAX_POINTS)
+ * @property {[number, number] | null} [xRange] zoom window on `x`
+ * @property {string} [title] default: the metric name or tag
+ * @property {string} [subtitle] e.g. the metric's level
+ * @property {number} [height] main plot height, CSS pixels
+ * @property {number} [diffHeight] difference plot height, CSS pixels
+ * @property {boolean} [showExport] CSV/JSON links in the header (default true)
+ * @property {(range: [number, number] | null) => void} [onZoomChange] the
+ *     user zoomed (drag) or reset (double-click)
+ * @property {(response: ScalarsResponse) => void} [onData] each answer
+ */
+
+/**
+ * Mounts a comparison chart at the end of `container`.
+ * @param {HTMLElement} container
+ * @param {ViewContext} ctx uses `ctx.catalog` to refresh on new data
+ * @param {PanelOptions} options
+ * @returns {ComparisonChart}
+ */
+export function mountComparisonChart(container, ctx, options) {
+  return new ComparisonChart(container, ctx, options);
+}
+
+export class ComparisonChart {
+  /**
+   * @param {HTMLElement} container
+   * @param {ViewContext} ctx
+   * @param {PanelOptions} options
+   */
+  constructor(container, ctx, options) {
+    this.ctx = ctx;
+    /** @type {PanelOptions} */
+    this.options = { ...options };
+    this._id = ++panelCount;
+    this._request = new LatestRequest();
+    /** @type {ScalarsResponse | null} the last answer drawn */
+    this.response = null;
+    /** @type {string | null} URL of the last request sent */
+    this._requested = null;
+    /** @type {string | null} URL whose answer is drawn */
+    this._drawn = null;
+    /** @type {import("../../components/chart.js").Chart | null} */
+    this.mainChart = null;
+    /** @type {import("../../components/chart.js").Chart | null} */
+    this.diffChart = null;
+    /** Options of the drawn charts other than series, to spot rebuilds. */
+    this._mainLook = "";
+    this._diffLook = "";
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this._loadingTimer = null;
+    this._destroyed = false;
+
+    this._title = h("h3", { className: "tbmf-cmp-panel__title" });
+    this._subtitle = h("span", { className: "tbmf-cmp-panel__subtitle" });
+    this._badge = h("span", {
+      className: "tbmf-cmp-badge",
+      attrs: { "aria-live": "polite" },
+    });
+    this._zoomChip = h(
+      "button",
+      {
+        className: "tbmf-cmp-zoom",
+        title: "Show the whole x range (or double-click the chart)",
+        attrs: { type: "button", hidden: true },
+        on: { click: () => this._zoom(null) },
+      },
+      h("span", { className: "tbmf-cmp-zoom__text" }),
+      icon("close", { size: 14 }),
+    );
+    this._csv = exportLink("CSV");
+    this._json = exportLink("JSON");
+    this._exports = h(
+      "span",
+      { className: "tbmf-cmp-exports" },
+      this._csv,
+      this._json,
+    );
+    this._notes = h("div", {
+      className: "tbmf-cmp-notes",
+      attrs: { hidden: true },
+    });
+    this._error = h("div", {
+      className: "tbmf-cmp-panel__error",
+      attrs: { role: "alert", hidden: true },
+    });
+    this._message = h("div", {
+      className: "tbmf-cmp-panel__message",
+      attrs: { hidden: true },
+    });
+    this._progress = h("div", {
+      className: "tbmf-cmp-panel__progress",
+      attrs: { hidden: true, "aria-hidden": "true" },
+    });
+    this._mainHost = h("div", { className: "tbmf-cmp-panel__chart" });
+    this._diffTitle = h("div", { className: "tbmf-cmp-panel__diff-title" });
+    this._diffHost = h("div", { className: "tbmf-cmp-panel__chart" });
+    this._diffEmpty = h("div", {
+      className: "tbmf-cmp-panel__diff-empty",
+      text:
+        "No run overlaps the baseline on this axis, so there is no " +
+        "difference to draw. Try another axis (step, epoch or progress).",
+      attrs: { hidden: true },
+    });
+    this._diffBox = h(
+      "div",
+      {
+        className: "tbmf-cmp-panel__diff",
+        attrs: { hidden: true },
+      },
+      this._diffTitle,
+      this._diffEmpty,
+      this._diffHost,
+    );
+    this.element = h(
+      "section",
+      {
+        className: "tbmf-cmp-panel",
+        dataset: { state: "empty" },
+      },
+      h(
+        "header",
+        { className: "tbmf-cmp-panel__head" },
+        h(
+          "div",
+          { className: "tbmf-cmp-panel__heading" },
+          this._title,
+          this._subtitle,
+        ),
+        h(
+          "div",
+          { className: "tbmf-cmp-panel__meta" },
+          this._zoomChip,
+          this._badge,
+          this._exports,
+        ),
+      ),
+      this._progress,
+      this._notes,
+      this._error,
+      this._message,
+      this._mainHost,
+      this._diffBox,
+    );
+    container.appendChild(this.element);
+
+    // The catalog calls back at once when it has data: that first load is
+    // the one below.
+    let subscribing = true;
+    this._unsubscribe = ctx.catalog.subscribe((_catalog, change) => {
+      if (!subscribing && change.dataChanged) void this.refresh();
+    });
+    subscribing = false;
+    void this._load(false);
+  }
+
+  /**
+   * Applies new options (merged over the current ones); fetches again only
+   * when the request changes.
+   * @param {Partial<PanelOptions>} options
+   */
+  update(options) {
+    if (this._destroyed) return;
+    this.options = { ...this.options, ...options };
+    void this._load(false);
+  }
+
+  /** Fetches again with the same options (keeps zoom). */
+  refresh() {
+    if (this._destroyed) return Promise.resolve();
+    return this._load(true);
+  }
+
+  /**
+   * The export URL of the current view: the same arguments (window
+   * included), every point.
+   * @param {'csv' | 'json'} format
+   * @returns {string | null} null when nothing is chosen
+   */
+  exportUrl(format) {
+    const params = this._params();
+    if (!params) return null;
+    delete params.points;
+    delete params.baseline;
+    delete params.diffMode;
+    return apiUrl("export", { ...params, format }).href;
+  }
+
+  destroy() {
+    if (this._destroyed) return;
+    this._destroyed = true;
+    this._request.cancel();
+    this._unsubscribe();
+    if (this._loadingTimer !== null) clearTimeout(this._loadingTimer);
+    this.mainChart?.destroy();
+    this.diffChart?.destroy();
+    this.element.remove();
+  }
+
+  // Requests.
+
+  /**
+   * The scalars arguments of the current options, or null when there is
+   * nothing to ask for.
+   * @returns {Record<string, any> | null}
+   */
+  _params() {
+    const o = this.options;
+    if (!o.runs?.length || (!o.metric && !o.tag)) return null;
+    /** @type {Record<string, any>} */
+    const params = { run: o.runs };
+    if (o.metric) params.metric = o.metric;
+    else params.tag = o.tag;
+    params.x = axisInfo(o.x ?? "step").id;
+    if (o.smoothing && o.smoothing > 0) params.smoothing = o.smoothing;
+    if (o.smoothing && o.smoothingMode === "time") {
+      params.smoothingMode = "time";
+    }
+    params.points = clampPoints(o.points);
+    if (o.baseline && o.runs.includes(o.baseline)) {
+      params.baseline = o.baseline;
+      if (o.diffMode === "ratio") params.diffMode = "ratio";
+    }
+    if (o.xRange) {
+      params.xMin = o.xRange[0];
+      params.xMax = o.xRange[1];
+    }
+    return params;
+  }
+
+  /** @param {boolean} force fetch even if the request did not change */
+  async _load(force) {
+    const params = this._params();
+    this._renderHeading();
+    this._renderExports();
+    if (!params) {
+      this._request.cancel();
+      this._requested = null;
+      this._setLoading(false);
+      this._showMessage(
+        !this.options.runs?.length
+          ? "Select runs to compare."
+          : "Pick a metric or a tag.",
+      );
+      return;
+    }
+    const url = apiUrl("scalars", params).href;
+    if (!force && url === this._requested) {
+      // Same data: only the look may have changed (log y, titles). While
+      // its answer is on the way there is nothing to redraw.
+      if (this.response && this._drawn === url) this._draw(this.response);
+      return;
+    }
+    this._requested = url;
+    this._setLoading(true);
+    const outcome = await this._request.run((signal) =>
+      fetchJson("scalars", params, { signal }),
+    );
+    if (outcome.stale || this._destroyed) return;
+    this._setLoading(false);
+    if (outcome.error) {
+      this._showError(outcome.error.message);
+      return;
+    }
+    this.response = /** @type {ScalarsResponse} */ (outcome.value);
+    this._drawn = url;
+    // The arguments of the answer drawn (tests and bug reports read it).
+    this.element.dataset.query = new URL(url).search;
+    this._error.hidden = true;
+    this._message.hidden = true;
+    this._draw(this.response);
+    this.options.onData?.(this.response);
+  }
+
+  /**
+   * @param {[number, number] | null} range
+   */
+  _zoom(range) {
+    range = range && roundRange(range);
+    const current = this.options.xRange ?? null;
+    if (range === null && current === null) {
+      // A double-click on an unzoomed chart fits it to its own data: put
+      // both charts back on the shared window.
+      if (this.response && this._drawn === this._requested) {
+        this._draw(this.response);
+      }
+      return;
+    }
+    if (
+      range &&
+      current &&
+      range[0] === current[0] &&
+      range[1] === current[1]
+    ) {
+      return;
+    }
+    this.options = { ...this.options, xRange: range };
+    this.options.onZoomChange?.(range);
+    void this._load(false);
+  }
+
+  // Drawing.
+
+  /** @param {boolean} on */
+  _setLoading(on) {
+    if (this._loadingTimer !== null) clearTimeout(this._loadingTimer);
+    this._loadingTimer = null;
+    this.element.classList.toggle("is-loading", on);
+    if (!on) {
+      this._progress.hidden = true;
+      if (this.element.dataset.state === "loading") {
+        this.element.dataset.state = this.response ? "ready" : "empty";
+      }
+      return;
+    }
+    if (!this.response) this.element.dataset.state = "loading";
+    // Short requests finish before the bar would flash.
+    this._loadingTimer = setTimeout(() => {
+      this._loadingTimer = null;
+      this._progress.hidden = false;
+    }, LOADING_DELAY_MS);
+  }
+
+  /** @param {string} text */
+  _showMessage(text) {
+    this.response = null;
+    this._drawn = null;
+    this.element.dataset.state = "empty";
+    this._message.textContent = text;
+    this._message.hidden = false;
+    this._error.hidden = true;
+    this._notes.hidden = true;
+    this._badge.hidden = true;
+    this._destroyCharts();
+  }
+
+  /** @param {string} text the server's error text */
+  _showError(text) {
+    this.response = null;
+    this._drawn = null;
+    this.element.dataset.state = "error";
+    setChildren(
+      this._error,
+      icon("error", { size: 18 }),
+      h("span", { className: "tbmf-cmp-panel__error-text", text }),
+      h("button", {
+        className: "tbmf-button tbmf-button--text",
+        text: "Retry",
+        attrs: { type: "button" },
+        on: { click: () => void this.refresh() },
+      }),
+    );
+    this._error.hidden = false;
+    this._message.hidden = true;
+    this._notes.hidden = true;
+    this._badge.hidden = true;
+    this._destroyCharts();
+  }
+
+  _destroyDiffChart() {
+    this.diffChart?.destroy();
+    this.diffChart = null;
+    this._diffLook = "";
+  }
+
+  /** @param {ScalarsResponse} response */
+  _renderDiffTitle(response) {
+    const ratio = response.diffMode === "ratio";
+    const baseline = /** @type {string} */ (response.baseline);
+    setChildren(
+      this._diffTitle,
+      h("span", {
+        className: "tbmf-cmp-panel__diff-kind",
+        text: ratio ? "Ratio to baseline" : "Difference from baseline",
+      }),
+      h("span", {
+        className: "tbmf-cmp-panel__diff-formula",
+        text: ratio ? "run ÷ baseline" : "run − baseline",
+      }),
+      h(
+        "span",
+        { className: "tbmf-cmp-panel__diff-baseline" },
+        h("span", {
+          className: "tbmf-dot",
+          style: { "--dot": runColor(this.ctx.catalog, baseline) },
+        }),
+        h("span", { text: baseline }),
+      ),
+    );
+  }
+
+  _destroyCharts() {
+    this.mainChart?.destroy();
+    this.mainChart = null;
+    this.diffChart?.destroy();
+    this.diffChart = null;
+    this._mainLook = "";
+    this._diffLook = "";
+    this._diffBox.hidden = true;
+  }
+
+  _renderHeading() {
+    const o = this.options;
+    this._title.textContent = o.title ?? o.metric ?? o.tag ?? "";
+    this._subtitle.textContent = o.subtitle ?? "";
+    this._subtitle.hidden = !o.subtitle;
+    const range = o.xRange;
+    this._zoomChip.hidden = !range;
+    if (range) {
+      const axis = axisInfo(o.x ?? "step");
+      const format = axis.formatX ?? formatX(axis.xType);
+      /** @type {HTMLElement} */ (this._zoomChip.firstChild).textContent =
+        `${axis.label} ${format(range[0])} – ${format(range[1])}`;
+    }
+  }
+
+  _renderExports() {
+    const show = this.options.showExport !== false;
+    this._exports.hidden = !show;
+    if (!show) return;
+    for (const [link, format] of /** @type {const} */ ([
+      [this._csv, "csv"],
+      [this._json, "json"],
+    ])) {
+      const url = this.exportUrl(format);
+      if (url) {
+        link.href = url;
+        link.removeAttribute("aria-disabled");
+      } else {
+        link.removeAttribute("href");
+        link.setAttribute("aria-disabled", "true");
+      }
+    }
+  }
+
+  /** @param {ScalarsResponse} response */
+  _draw(response) {
+    const o = this.options;
+    this.element.dataset.state = "ready";
+    this._message.hidden = true;
+    const axis = axisInfo(response.x);
+    // Raw-tag mode: every series has the same tag, the run names suffice.
+    const showTag = !o.tag;
+    const colorOf = (/** @type {string} */ run) =>
+      runColor(this.ctx.catalog, run);
+    const main = mainChartSeries(response, { showTag, colorOf });
+    const diffs = response.baseline
+      ? diffChartSeries(response, { showTag, colorOf })
+      : [];
+    const xRange = o.xRange ?? null;
+    const common = {
+      xLabel: axis.label,
+      xAxisLabel: axis.axisLabel,
+      xType: axis.xType,
+      formatX: axis.formatX,
+      logYToggle: false,
+      // Both charts share one y axis width, so their x positions line up.
+      yAxisMinSize: Y_AXIS_SIZE,
+      syncKey: `tbmf-cmp-${this._id}`,
+      onZoom: (/** @type {number} */ min, /** @type {number} */ max) =>
+        this._zoom([min, max]),
+      onZoomReset: () => this._zoom(null),
+    };
+
+    const mainLook = JSON.stringify([
+      axis.id,
+      Boolean(o.logY),
+      o.height ?? DEFAULT_HEIGHT,
+    ]);
+    const emptyText =
+      response.series.length === 0
+        ? "No run has this metric."
+        : "Nothing to draw on this axis.";
+    if (!this.mainChart) {
+      this.mainChart = createChart(this._mainHost, {
+        ...common,
+        logY: Boolean(o.logY),
+        height: o.height ?? DEFAULT_HEIGHT,
+        emptyText,
+        series: main,
+        xRange,
+      });
+    } else if (mainLook !== this._mainLook) {
+      this.mainChart.update({
+        ...common,
+        logY: Boolean(o.logY),
+        height: o.height ?? DEFAULT_HEIGHT,
+        emptyText,
+        series: main,
+        xRange,
+      });
+    } else {
+      this.mainChart.update({ series: main, xRange });
+    }
+    this._mainLook = mainLook;
+
+    const placed = (response.diffs ?? []).filter((d) => !d.excluded);
+    if (response.baseline && placed.length > 0) {
+      this._diffBox.hidden = false;
+      this._renderDiffTitle(response);
+      const overlap = placed.some((d) => d.x.length > 0);
+      this._diffEmpty.hidden = overlap;
+      if (!overlap) {
+        this._destroyDiffChart();
+      } else {
+        // Same x window as the main chart, so the two read as one.
+        const diffRange = xRange ?? dataExtent(response);
+        const diffLook = JSON.stringify([
+          axis.id,
+          o.diffHeight ?? DEFAULT_DIFF_HEIGHT,
+        ]);
+        if (!this.diffChart) {
+          this.diffChart = createChart(this._diffHost, {
+            ...common,
+            height: o.diffHeight ?? DEFAULT_DIFF_HEIGHT,
+            series: diffs,
+            xRange: diffRange,
+          });
+          this.diffChart.element.classList.add("tbmf-chart--diff");
+        } else if (diffLook !== this._diffLook) {
+          this.diffChart.update({
+            ...common,
+            height: o.diffHeight ?? DEFAULT_DIFF_HEIGHT,
+            series: diffs,
+            xRange: diffRange,
+          });
+        } else {
+          this.diffChart.update({ series: diffs, xRange: diffRange });
+        }
+        this._diffLook = diffLook;
+      }
+    } else {
+      // No baseline, or no run can be compared with it (the notes say why).
+      this._destroyDiffChart();
+      this._diffBox.hidden = true;
+    }
+
+    this._renderBadge(response);
+    this._renderNotes(response);
+  }
+
+  /** @param {ScalarsResponse} response */
+  _renderBadge(response) {
+    const counts = pointCounts(response);
+    const badge = this._badge;
+    badge.hidden = counts.series === 0;
+    badge.dataset.returned = String(counts.returned);
+    badge.dataset.total = String(counts.total);
+    badge.classList.toggle("is-complete", counts.complete);
+    const windowed = Boolean(this.options.xRange);
+    if (counts.complete) {
+      badge.textContent = `All ${formatInt(counts.total)} points shown`;
+      badge.title = "Every logged point is drawn: nothing was sampled away.";
+    } else {
+      badge.textContent = `${formatInt(counts.returned)} of ${formatInt(
+        counts.total,
+      )} points`;
+      badge.title =
+        (windowed
+          ? "Points drawn in the zoomed window, of all points logged. "
+          : "") +
+        `Each series is cut into ${formatInt(response.points)} buckets on x; ` +
+        "each bucket keeps its first, last, smallest and largest point, and " +
+        "the band shows every bucket's min and max, so no spike is lost. " +
+        "Drag across the chart to load a window at full resolution.";
+    }
+  }
+
+  /** @param {ScalarsResponse} response */
+  _renderNotes(response) {
+    const notes = responseNotes(response);
+    this._notes.hidden = notes.length === 0;
+    const problems = notes.filter((n) => n.kind !== "missing");
+    const missing = notes.filter((n) => n.kind === "missing");
+    /** @type {Map<string, string[]>} */
+    const missingByReason = new Map();
+    for (const note of missing) {
+      const runs = missingByReason.get(note.reason);
+      if (runs) runs.push(note.run);
+      else missingByReason.set(note.reason, [note.run]);
+    }
+    const excludedRuns = new Set(
+      problems.filter((n) => n.kind === "excluded").map((n) => n.run),
+    );
+    setChildren(
+      this._notes,
+      problems.length
+        ? h(
+            "div",
+            { className: "tbmf-cmp-notes__box", attrs: { role: "status" } },
+            h(
+              "div",
+              { className: "tbmf-cmp-notes__head" },
+              icon("warning", { size: 16 }),
+              h("span", {
+                text: excludedRuns.size
+                  ? `${plural(excludedRuns.size, "run")} cannot be placed on the ${response.x} axis`
+                  : "Some differences cannot be drawn",
+              }),
+            ),
+            h(
+              "ul",
+              { className: "tbmf-cmp-notes__list" },
+              problems.map((note) => this._noteItem(note, response)),
+            ),
+          )
+        : null,
+      [...missingByReason].map(([reason, runs]) =>
+        h(
+          "div",
+          { className: "tbmf-cmp-notes__missing" },
+          icon("info", { size: 15 }),
+          h("span", { text: `Not drawn (${reason}):` }),
+          h(
+            "ul",
+            { className: "tbmf-cmp-notes__runs" },
+            runs.map((run) =>
+              h(
+                "li",
+                {
+                  className: "tbmf-cmp-note",
+                  dataset: { run, kind: "missing" },
+                  title: reason,
+                },
+                h("span", {
+                  className: "tbmf-dot",
+                  style: { "--dot": runColor(this.ctx.catalog, run) },
+                }),
+                h("span", { text: run }),
+              ),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * @param {import("./series.js").Note} note
+   * @param {ScalarsResponse} response
+   * @returns {HTMLElement}
+   */
+  _noteItem(note, response) {
+    return h(
+      "li",
+      {
+        className: "tbmf-cmp-note",
+        dataset: { run: note.run, kind: note.kind },
+      },
+      h("span", {
+        className: "tbmf-dot",
+        style: { "--dot": runColor(this.ctx.catalog, note.run) },
+      }),
+      h("span", {
+        className: "tbmf-cmp-note__run",
+        text: note.tag ? `${note.run} · ${note.tag}` : note.run,
+      }),
+      h("span", {
+        className: "tbmf-cmp-note__kind",
+        text:
+          note.kind === "excluded"
+            ? `not on the ${response.x} axis`
+            : "no difference curve",
+      }),
+      h("span", { className: "tbmf-cmp-note__reason", text: note.reason }),
+      note.configHint ? configHint(note.run) : null,
+    );
+  }
+}
+
+/**
+ * The fix for a run without epochs: a config entry that sets its steps
+ * per epoch.
+ * @param {string} run
+ * @returns {HTMLElement}
+ */
+function configHint(run) {
+  const snippet = JSON.stringify({
+    runs: { [run]: { stepsPerEpoch: "<batches per epoch>" } },
+  });
+  return h(
+    "div",
+    { className: "tbmf-cmp-note__hint" },
+    h("span", { text: "Fix: add to the config file " }),
+    h("code", { text: "<logdir>/.tb_multiframework/config.json" }),
+    h("span", { text: " (or --tbmf_config): " }),
+    h("code", { className: "tbmf-cmp-note__snippet", text: snippet }),
+  );
+}
+
+/**
+ * @param {string} label
+ * @returns {HTMLAnchorElement}
+ */
+function exportLink(label) {
+  return h("a", {
+    className: "tbmf-cmp-export",
+    text: label,
+    title: `Download every point of this view as ${label} (full resolution)`,
+    dataset: { format: label.toLowerCase() },
+    attrs: { download: "" },
+  });
+}
+
+/**
+ * The x extent of the drawn series.
+ * @param {ScalarsResponse} response
+ * @returns {[number, number] | null}
+ */
+function dataExtent(response) {
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const series of response.series) {
+    if (series.excluded || series.x.length === 0) continue;
+    lo = Math.min(lo, series.x[0]);
+    hi = Math.max(hi, series.x[series.x.length - 1]);
+  }
+  return lo < hi ? [lo, hi] : null;
+}
+
+/**
+ * A zoom window rounded to 4 significant digits of its width, so URLs stay
+ * short (`2.004,2.996`) while the window moves by under 0.1 %.
+ * @param {[number, number]} range
+ * @returns {[number, number]}
+ */
+export function roundRange([min, max]) {
+  const width = max - min;
+  if (!(width > 0)) return [min, max];
+  const decimals = Math.min(15, Math.max(0, 3 - Math.floor(Math.log10(width))));
+  const factor = 10 ** decimals;
+  const lo = Math.floor(min * factor) / factor;
+  const hi = Math.ceil(max * factor) / factor;
+  return [Number(lo.toFixed(decimals)), Number(hi.toFixed(decimals))];
+}
+
+/**
+ * @param {number | undefined} points
+ * @returns {number} a bucket count the route accepts
+ */
+export function clampPoints(points) {
+  if (points == null || !Number.isFinite(points)) return DEFAULT_POINTS;
+  return Math.min(MAX_POINTS, Math.max(1, Math.round(points)));
+}
+
+/**
+ * @param {'number' | 'time'} xType
+ * @returns {(x: number) => string}
+ */
+function formatX(xType) {
+  if (xType === "time") {
+    return (x) => new Date(x * 1000).toLocaleTimeString("en-GB");
+  }
+  return formatValue;
+}

@@ -1,0 +1,333 @@
+// Turns a `GET scalars` answer into chart series, point counts and notes.
+// No DOM here: the panel draws what these functions return.
+
+import { formatInt } from "../../format.js";
+
+/**
+ * @typedef {number | string | null} Value a number, or the server's
+ *     "NaN" / "Infinity" / "-Infinity", or null (no finite value)
+ *
+ * @typedef {Object} ScalarSeries One entry of `series` in `GET scalars`.
+ * @property {string} run
+ * @property {string} tag
+ * @property {number[]} x
+ * @property {Value[]} y
+ * @property {Value[]} yMin
+ * @property {Value[]} yMax
+ * @property {Value[]} smoothed
+ * @property {number[]} [steps]
+ * @property {number} total points logged
+ * @property {number} returned points sent
+ * @property {string} [excluded] why it has no place on the axis
+ *
+ * @typedef {ScalarSeries & {baseline: string, baselineTag: string}} DiffSeries
+ *
+ * @typedef {Object} ScalarsResponse The body of `GET scalars`.
+ * @property {string} x
+ * @property {number} smoothing
+ * @property {string} smoothingMode
+ * @property {number} points
+ * @property {string | null} baseline
+ * @property {string} diffMode
+ * @property {ScalarSeries[]} series
+ * @property {DiffSeries[]} diffs
+ * @property {{run: string, reason: string}[]} missing
+ * @property {Record<string, string>} [epochSources]
+ * @property {number} [dataVersion]
+ *
+ * @typedef {import("../../components/chart.js").ChartSeries} ChartSeries
+ */
+
+/** Dash of the baseline run's curves. */
+export const BASELINE_DASH = Object.freeze([7, 4]);
+/** Dash of a run's second (third, ...) tag in one metric. */
+export const EXTRA_TAG_DASH = Object.freeze([2, 3]);
+/** Opacity of the raw line under a smoothed one (TensorBoard draws it faint). */
+const RAW_ALPHA = 0.3;
+/** Line widths in CSS pixels. */
+const LINE_WIDTH = 1.5;
+const SMOOTHED_WIDTH = 2;
+/** Key of the reference line (0 or 1) in the difference chart. */
+export const REFERENCE_KEY = "__baseline__";
+
+/**
+ * The key of a (run, tag) series, unique in a chart.
+ * @param {string} run
+ * @param {string} tag
+ * @returns {string}
+ */
+export function seriesKey(run, tag) {
+  return `${run} · ${tag}`;
+}
+
+/**
+ * `175 of 400 points`, or `all 400 points`.
+ * @param {number} returned
+ * @param {number} total
+ * @returns {string}
+ */
+export function pointsNote(returned, total) {
+  return returned >= total
+    ? `all ${formatInt(total)} points`
+    : `${formatInt(returned)} of ${formatInt(total)} points`;
+}
+
+/**
+ * @param {ScalarsResponse} response
+ * @returns {ScalarSeries[]} the series drawn (not excluded)
+ */
+export function drawnSeries(response) {
+  return response.series.filter((s) => !s.excluded);
+}
+
+/**
+ * The main chart's series: one a (run, tag); with smoothing, the smoothed
+ * line bold over the raw one drawn faint with its min/max band.
+ * @param {ScalarsResponse} response
+ * @param {{showTag?: boolean, colorOf?: (run: string) => string}} [options]
+ *     showTag: label `run · tag` (default true; false when every series has
+ *     the same tag); colorOf: a run's colour (default: the chart's)
+ * @returns {ChartSeries[]}
+ */
+export function mainChartSeries(response, { showTag = true, colorOf } = {}) {
+  const smoothing = response.smoothing > 0;
+  /** @type {Map<string, number>} */
+  const tagsSeen = new Map();
+  /** @type {ChartSeries[]} */
+  const out = [];
+  for (const series of drawnSeries(response)) {
+    const nth = tagsSeen.get(series.run) ?? 0;
+    tagsSeen.set(series.run, nth + 1);
+    const key = seriesKey(series.run, series.tag);
+    const label = showTag ? key : series.run;
+    const isBaseline = response.baseline === series.run;
+    const dash = isBaseline
+      ? [...BASELINE_DASH]
+      : nth > 0
+        ? [...EXTRA_TAG_DASH]
+        : undefined;
+    const note =
+      (isBaseline ? "baseline · " : "") +
+      pointsNote(series.returned, series.total);
+    if (smoothing) {
+      out.push({
+        key: `${key} (raw)`,
+        run: series.run,
+        color: colorOf?.(series.run),
+        label: `${label} (raw)`,
+        linkedTo: key,
+        legend: false,
+        markers: false,
+        alpha: RAW_ALPHA,
+        width: 1,
+        dash,
+        x: series.x,
+        y: /** @type {any} */ (series.y),
+        yMin: /** @type {any} */ (series.yMin),
+        yMax: /** @type {any} */ (series.yMax),
+      });
+      out.push({
+        key,
+        run: series.run,
+        color: colorOf?.(series.run),
+        label,
+        note,
+        width: SMOOTHED_WIDTH,
+        dash,
+        x: series.x,
+        y: /** @type {any} */ (series.smoothed),
+      });
+    } else {
+      out.push({
+        key,
+        run: series.run,
+        color: colorOf?.(series.run),
+        label,
+        note,
+        width: LINE_WIDTH,
+        dash,
+        x: series.x,
+        y: /** @type {any} */ (series.y),
+        yMin: /** @type {any} */ (series.yMin),
+        yMax: /** @type {any} */ (series.yMax),
+      });
+    }
+  }
+  return out;
+}
+
+/**
+ * The difference chart's series: each run's A − B (or A / B) against the
+ * baseline, plus the baseline itself as a dashed reference line at 0 (1).
+ * In a diff, NaN means "no value here" (a gap), not a logged NaN, so it is
+ * drawn as a gap without a marker; ±Inf keeps its marker.
+ * @param {ScalarsResponse} response
+ * @param {{showTag?: boolean, colorOf?: (run: string) => string}} [options]
+ *     as for mainChartSeries
+ * @returns {ChartSeries[]}
+ */
+export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
+  const smoothing = response.smoothing > 0;
+  const diffs = (response.diffs ?? []).filter((d) => !d.excluded);
+  if (diffs.length === 0 || !response.baseline) return [];
+  /** @type {ChartSeries[]} */
+  const out = [];
+  let lo = Infinity;
+  let hi = -Infinity;
+  for (const diff of diffs) {
+    if (diff.x.length) {
+      lo = Math.min(lo, diff.x[0]);
+      hi = Math.max(hi, diff.x[diff.x.length - 1]);
+    }
+    const key = seriesKey(diff.run, diff.tag);
+    const label = showTag ? key : diff.run;
+    const note = pointsNote(diff.returned, diff.total);
+    const y = gapsForNaN(diff.y);
+    if (smoothing) {
+      out.push({
+        key: `${key} (raw)`,
+        run: diff.run,
+        color: colorOf?.(diff.run),
+        label: `${label} (raw)`,
+        linkedTo: key,
+        legend: false,
+        markers: false,
+        alpha: RAW_ALPHA,
+        width: 1,
+        x: diff.x,
+        y,
+        yMin: gapsForNaN(diff.yMin),
+        yMax: gapsForNaN(diff.yMax),
+      });
+      out.push({
+        key,
+        run: diff.run,
+        color: colorOf?.(diff.run),
+        label,
+        note,
+        width: SMOOTHED_WIDTH,
+        x: diff.x,
+        y: gapsForNaN(diff.smoothed),
+      });
+    } else {
+      out.push({
+        key,
+        run: diff.run,
+        color: colorOf?.(diff.run),
+        label,
+        note,
+        width: LINE_WIDTH,
+        x: diff.x,
+        y,
+        yMin: gapsForNaN(diff.yMin),
+        yMax: gapsForNaN(diff.yMax),
+      });
+    }
+  }
+  if (lo <= hi) {
+    const level = response.diffMode === "ratio" ? 1 : 0;
+    const baselineTag = diffs[0].baselineTag;
+    // At every x of the diffs, so the tooltip reads the baseline's own 0
+    // (or 1) wherever the cursor is.
+    const xs = [...new Set(diffs.flatMap((d) => d.x))].sort((a, b) => a - b);
+    out.push({
+      key: REFERENCE_KEY,
+      run: response.baseline,
+      color: colorOf?.(response.baseline),
+      label: showTag
+        ? `${seriesKey(response.baseline, baselineTag)} (baseline)`
+        : `${response.baseline} (baseline)`,
+      dash: [...BASELINE_DASH],
+      width: LINE_WIDTH,
+      markers: false,
+      x: xs,
+      y: xs.map(() => level),
+    });
+  }
+  return out;
+}
+
+/**
+ * @param {Value[]} values
+ * @returns {Value[]} the values with "NaN" (and NaN) as null
+ */
+function gapsForNaN(values) {
+  return values.map((v) =>
+    v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
+  );
+}
+
+/**
+ * @typedef {Object} PointCounts
+ * @property {number} returned points sent, summed over drawn series
+ * @property {number} total points logged, summed over drawn series
+ * @property {number} series drawn series
+ * @property {boolean} complete every logged point was sent
+ */
+
+/**
+ * @param {ScalarsResponse} response
+ * @returns {PointCounts}
+ */
+export function pointCounts(response) {
+  const drawn = drawnSeries(response);
+  const returned = drawn.reduce((sum, s) => sum + s.returned, 0);
+  const total = drawn.reduce((sum, s) => sum + s.total, 0);
+  return {
+    returned,
+    total,
+    series: drawn.length,
+    complete: drawn.every((s) => s.returned >= s.total),
+  };
+}
+
+/**
+ * @typedef {Object} Note something the chart does not show, and why
+ * @property {'excluded' | 'missing' | 'diff'} kind
+ * @property {string} run
+ * @property {string} [tag]
+ * @property {string} reason
+ * @property {boolean} configHint the run's epochs can be set in the config
+ */
+
+/**
+ * Why some selected runs are not drawn: excluded from the axis, without a
+ * tag of the metric, or without a difference curve.
+ * @param {ScalarsResponse} response
+ * @returns {Note[]}
+ */
+export function responseNotes(response) {
+  /** @type {Note[]} */
+  const notes = [];
+  for (const series of response.series) {
+    if (!series.excluded) continue;
+    notes.push({
+      kind: "excluded",
+      run: series.run,
+      tag: series.tag,
+      reason: series.excluded,
+      configHint: /stepsPerEpoch|no epoch information/.test(series.excluded),
+    });
+  }
+  for (const missing of response.missing ?? []) {
+    notes.push({
+      kind: "missing",
+      run: missing.run,
+      reason: missing.reason,
+      configHint: false,
+    });
+  }
+  const excludedRuns = new Set(notes.map((n) => n.run));
+  for (const diff of response.diffs ?? []) {
+    // A run excluded from the axis has no difference either: said once.
+    if (!diff.excluded || excludedRuns.has(diff.run)) continue;
+    notes.push({
+      kind: "diff",
+      run: diff.run,
+      tag: diff.tag,
+      reason: diff.excluded,
+      configHint: false,
+    });
+  }
+  return notes;
+}
