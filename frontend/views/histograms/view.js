@@ -10,7 +10,7 @@
 // Everything the user chose lives in the URL state (keys in model.js KEYS).
 
 import { createRidgeChart } from "../../components/histchart.js";
-import { colorForRun, RUN_PALETTE } from "../../colors.js";
+import { RUN_PALETTE, runColor } from "../../colors.js";
 import { h, setChildren } from "../../dom.js";
 import { formatValue } from "../../format.js";
 import { fetchJson, LatestRequest } from "../../model.js";
@@ -533,7 +533,7 @@ export class HistogramsView {
     const runB = state.get(KEYS.runB);
     const tagA = state.get(KEYS.tagA);
     const tagB = state.get(KEYS.tagB);
-    const colors = pairColors(runA, runB);
+    const colors = pairColors(catalog, runA, runB);
     const axis = this._axis();
     const bins = this._bins();
     const infoA = catalog.run(runA);
@@ -855,15 +855,16 @@ function epochReason(info) {
 }
 
 /**
- * Run colours of A and B; when both runs hash to one colour (or A = B), B
+ * Run colours of A and B, the same as in every other view; when A = B, B
  * takes the palette's colour furthest along from A's.
+ * @param {{runs: {run: string}[]}} catalog
  * @param {string} runA
  * @param {string} runB
  * @returns {{a: string, b: string}}
  */
-export function pairColors(runA, runB) {
-  const a = colorForRun(runA);
-  let b = colorForRun(runB);
+export function pairColors(catalog, runA, runB) {
+  const a = runColor(catalog, runA);
+  let b = runColor(catalog, runB);
   if (b === a) {
     const index = RUN_PALETTE.indexOf(a);
     b = RUN_PALETTE[(index + RUN_PALETTE.length / 2) % RUN_PALETTE.length];
