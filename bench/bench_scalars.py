@@ -43,8 +43,17 @@ TAG = "loss/train"
 def _start_tensorboard(logdir: str) -> tuple[subprocess.Popen, str]:
     process = subprocess.Popen(
         [
-            sys.executable, "-m", "tensorboard.main", "--logdir", logdir,
-            "--host", "127.0.0.1", "--port", "0", "--reload_interval", "600",
+            sys.executable,
+            "-m",
+            "tensorboard.main",
+            "--logdir",
+            logdir,
+            "--host",
+            "127.0.0.1",
+            "--port",
+            "0",
+            "--reload_interval",
+            "600",
         ],
         stderr=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
@@ -117,7 +126,9 @@ def _run(base: str, args: argparse.Namespace) -> None:
     started = time.time()
     while True:
         catalog = json.loads(_get(f"{base}/data/plugin/tb_multiframework/runs"))
-        ours_ready = not catalog["loading"] and len(catalog["runs"]) == len(runs)
+        ours_ready = not catalog["loading"] and len(catalog["runs"]) == len(
+            runs
+        )
         theirs = json.loads(_post(tb_url, tb_form))
         tb_ready = len(theirs) == len(runs) and all(
             points and points[-1][1] == last_step for points in theirs.values()
@@ -145,15 +156,17 @@ def _run(base: str, args: argparse.Namespace) -> None:
         tb_warm.append(_timed(lambda: _post(tb_url, tb_form))[0])
         ours_warm.append(_timed(lambda: _get(ours_url))[0])
         weight = 0.5 + i / (4 * args.repeat)  # a new weight: no cache hit
-        ours_recompute.append(
-            _timed(lambda: _get(f"{ours_url}&smoothing={weight:.6f}"))[0]
-        )
+        fresh_url = f"{ours_url}&smoothing={weight:.6f}"
+        ours_recompute.append(_timed(lambda url=fresh_url: _get(url))[0])
     rows = [
         ("TensorBoard scalars_multirun, cold", tb_cold),
         ("TensorBoard scalars_multirun, warm", statistics.median(tb_warm)),
         ("ours, cold (first request)", ours_cold),
         ("ours, warm (cached answer)", statistics.median(ours_warm)),
-        ("ours, warm recompute (new smoothing)", statistics.median(ours_recompute)),
+        (
+            "ours, warm recompute (new smoothing)",
+            statistics.median(ours_recompute),
+        ),
     ]
     print()
     print("| request | median ms |")
@@ -162,7 +175,9 @@ def _run(base: str, args: argparse.Namespace) -> None:
         print(f"| {label} | {seconds * 1000:.0f} |")
     tb = statistics.median(tb_warm)
     print()
-    print(f"ours warm / TensorBoard warm: {statistics.median(ours_warm) / tb:.2f}x")
+    print(
+        f"ours warm / TensorBoard warm: {statistics.median(ours_warm) / tb:.2f}x"
+    )
     print(
         "ours warm recompute / TensorBoard warm: "
         f"{statistics.median(ours_recompute) / tb:.2f}x"
