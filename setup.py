@@ -60,6 +60,7 @@ setup(
         "test": [
             "pytest>=7",
             "scipy>=1.9",
+            "fsspec",
             "playwright>=1.40",
         ],
     },

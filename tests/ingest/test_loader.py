@@ -161,3 +161,27 @@ def test_rewritten_and_removed_files_are_read_again_not_doubled(tmp_path):
     os.remove(run_dir / (eventfiles.TORCH_NAME[:-1] + "7"))
     loader.reload()
     assert store.runs() == ["other"]
+
+
+def test_remote_logdir_goes_through_tensorboards_gfile():
+    """A `memory://` logdir (fsspec) is read incrementally via gfile."""
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    path = "/tbmf-test/a/" + eventfiles.TORCH_NAME
+    data = eventfiles.record_bytes(
+        [eventfiles.scalar_event("loss", i, 1.0, float(i)) for i in range(5)]
+    )
+    try:
+        with fs.open(path, "wb") as handle:
+            handle.write(data[:-7])
+        loader, store = _loader("memory://tbmf-test")
+        loader.reload()
+        assert store.runs() == ["a"]
+        assert store.scalars("a", "loss").values.tolist() == [0, 1, 2, 3]
+        with fs.open(path, "wb") as handle:
+            handle.write(data)
+        assert loader.reload().bytes_read == 7
+        assert store.scalars("a", "loss").values.tolist() == [0, 1, 2, 3, 4]
+    finally:
+        fs.rm("/tbmf-test", recursive=True)
