@@ -420,3 +420,21 @@ def test_demo_logs_are_not_modified_by_the_suite():
     assert not os.path.exists(
         os.path.join(DEMO_LOGS, ".tb_multiframework", "layouts.json")
     )
+
+
+def test_cached_answer_is_replaced_after_a_reload_with_new_points(tmp_path):
+    from tests import eventfiles
+    from tests.conftest import make_client
+
+    path = str(tmp_path / "r" / eventfiles.TORCH_NAME)
+    events = [eventfiles.scalar_event("loss", i, 1.0, float(i)) for i in range(6)]
+    eventfiles.write(path, eventfiles.record_bytes(events[:3]))
+    client, plugin = make_client(str(tmp_path))
+    first = get_json(client, "/scalars?run=r&tag=loss")
+    again = get_json(client, "/scalars?run=r&tag=loss")
+    assert first == again and first["series"][0]["y"] == [0.0, 1.0, 2.0]
+    eventfiles.write(path, eventfiles.record_bytes(events[3:]), mode="ab")
+    plugin._loader.reload()
+    after = get_json(client, "/scalars?run=r&tag=loss")
+    assert after["series"][0]["y"] == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
+    assert after["dataVersion"] > first["dataVersion"]
