@@ -108,7 +108,9 @@ def _write_records(directory: str, name: str, payloads, crc_many) -> None:
     )
     body = b"".join(payloads)
     starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
-    payload_crcs = crc_many(np.frombuffer(body, dtype=np.uint8), starts, lengths)
+    payload_crcs = crc_many(
+        np.frombuffer(body, dtype=np.uint8), starts, lengths
+    )
     with open(os.path.join(directory, name), "wb") as handle:
         for i, payload in enumerate(payloads):
             handle.write(
@@ -185,7 +187,11 @@ def measure_multiplexer(logdir: str) -> dict:
     for run, tags in multiplexer.Runs().items():
         for tag in tags.get("tensors", []):
             points += len(multiplexer.Tensors(run, tag))
-    return {"seconds": seconds, "tensor_points": points, "rss_bytes": after - before}
+    return {
+        "seconds": seconds,
+        "tensor_points": points,
+        "rss_bytes": after - before,
+    }
 
 
 def _in_subprocess(kind: str, logdir: str) -> dict:
@@ -268,7 +274,9 @@ def _print_summary(rows: list) -> None:
 
     ours = median([r["ours"]["seconds"] for r in rows])
     bare = median([r["bare"]["seconds"] for r in rows])
-    per_point = median([r["ours"]["rss_bytes"] / r["ours"]["points"] for r in rows])
+    per_point = median(
+        [r["ours"]["rss_bytes"] / r["ours"]["points"] for r in rows]
+    )
     print()
     print("| measure | value | target |")
     print("|---|---|---|")
@@ -278,9 +286,13 @@ def _print_summary(rows: list) -> None:
     if all("multiplexer" in r for r in rows):
         mux = median([r["multiplexer"]["seconds"] for r in rows])
         mux_mem = median([r["multiplexer"]["rss_bytes"] for r in rows])
-        print(f"| EventMultiplexer (size guidance 0) | {mux:.1f} s, {mux_mem / 1e9:.2f} GB | |")
+        print(
+            f"| EventMultiplexer (size guidance 0) | {mux:.1f} s, {mux_mem / 1e9:.2f} GB | |"
+        )
         print(f"| multiplexer / ours | {mux / ours:.1f}x | > 10x |")
-    print(f"| our resident memory per scalar point | {per_point:.1f} B | <= 40 B |")
+    print(
+        f"| our resident memory per scalar point | {per_point:.1f} B | <= 40 B |"
+    )
 
 
 if __name__ == "__main__":
