@@ -1,5 +1,10 @@
-// Layouts view (placeholder until the layouts route lands).
-import { mountPlaceholder } from "./placeholder.js";
+// The Layouts view: custom-scalar dashboards. The layout the runs logged
+// (read-only, merged across runs as TensorBoard does) and the user's own,
+// created, edited, duplicated, renamed, deleted, exported and imported
+// here. The code lives in views/layouts/ (see frontend/README.md).
+
+import { ensureStylesheet } from "../dom.js";
+import { LayoutsView } from "./layouts/view.js";
 
 /**
  * @param {HTMLElement} root
@@ -7,10 +12,8 @@ import { mountPlaceholder } from "./placeholder.js";
  * @returns {() => void}
  */
 export function mount(root, ctx) {
-  return mountPlaceholder(root, ctx, {
-    title: "Layouts",
-    description:
-      "Dashboards of charts grouped in categories: the custom-scalar " +
-      "layouts your runs logged, and your own, saved from here.",
-  });
+  ensureStylesheet(new URL("./compare.css", import.meta.url));
+  ensureStylesheet(new URL("./layouts.css", import.meta.url));
+  const view = new LayoutsView(root, ctx);
+  return () => view.destroy();
 }
