@@ -287,33 +287,59 @@ export class ComparisonChart {
     return params;
   }
 
-  /** @param {boolean} force fetch even if the request did not change */
-  async _load(force) {
+  /**
+   * The scalars requests this chart is drawn from, or why there are none.
+   * One request for a comparison; a subclass (the Layouts view's chart) may
+   * plan several and `merge` their answers.
+   * @returns {{requests: Record<string, any>[]} | {message: string}}
+   */
+  plan() {
     const params = this._params();
+    if (!params) {
+      return {
+        message: !this.options.runs?.length
+          ? "Select runs to compare."
+          : "Pick a metric or a tag.",
+      };
+    }
+    return { requests: [params] };
+  }
+
+  /**
+   * The answer to draw from the answers of `plan()`'s requests, in order.
+   * @param {ScalarsResponse[]} responses
+   * @returns {ScalarsResponse}
+   */
+  merge(responses) {
+    return responses[0];
+  }
+
+  /** @param {boolean} force fetch even if the requests did not change */
+  async _load(force) {
+    const plan = this.plan();
     this._renderHeading();
     this._renderExports();
-    if (!params) {
+    if ("message" in plan) {
       this._request.cancel();
       this._requested = null;
       this._setLoading(false);
-      this._showMessage(
-        !this.options.runs?.length
-          ? "Select runs to compare."
-          : "Pick a metric or a tag.",
-      );
+      this._showMessage(plan.message);
       return;
     }
-    const url = apiUrl("scalars", params).href;
-    if (!force && url === this._requested) {
+    const urls = plan.requests.map((params) => apiUrl("scalars", params).href);
+    const signature = urls.join("\n");
+    if (!force && signature === this._requested) {
       // Same data: only the look may have changed (log y, titles). While
       // its answer is on the way there is nothing to redraw.
-      if (this.response && this._drawn === url) this._draw(this.response);
+      if (this.response && this._drawn === signature) this._draw(this.response);
       return;
     }
-    this._requested = url;
+    this._requested = signature;
     this._setLoading(true);
     const outcome = await this._request.run((signal) =>
-      fetchJson("scalars", params, { signal }),
+      Promise.all(
+        plan.requests.map((params) => fetchJson("scalars", params, { signal })),
+      ),
     );
     if (outcome.stale || this._destroyed) return;
     this._setLoading(false);
@@ -321,10 +347,13 @@ export class ComparisonChart {
       this._showError(outcome.error.message);
       return;
     }
-    this.response = /** @type {ScalarsResponse} */ (outcome.value);
-    this._drawn = url;
-    // The arguments of the answer drawn (tests and bug reports read it).
-    this.element.dataset.query = new URL(url).search;
+    this.response = this.merge(
+      /** @type {ScalarsResponse[]} */ (outcome.value),
+    );
+    this._drawn = signature;
+    // The arguments of the answers drawn, space-separated (tests and bug
+    // reports read it).
+    this.element.dataset.query = urls.map((u) => new URL(u).search).join(" ");
     this._error.hidden = true;
     this._message.hidden = true;
     this._draw(this.response);

@@ -18,7 +18,6 @@
 //   upper tags at the most points the route allows, so the band's edges
 //   are read at the value's x without resampling error.
 
-import { apiUrl, fetchJson } from "../../model.js";
 import { clampPoints, ComparisonChart, MAX_POINTS } from "../compare/panel.js";
 import { pairId } from "./api.js";
 
@@ -73,47 +72,25 @@ export class LayoutChartPanel extends ComparisonChart {
   }
 
   /**
-   * Fetches every planned request and draws the merged answer.
-   * @param {boolean} force fetch even if the requests did not change
+   * One request per group of matched pairs (see `planRequests`).
+   * @returns {{requests: Record<string, any>[]} | {message: string}}
    */
-  async _load(force) {
+  plan() {
     const options = this.layoutOptions;
-    const plan = planRequests(options);
+    this._plan = planRequests(options);
     options.showExport = this._params() !== null;
-    this._renderHeading();
-    this._renderExports();
-    if (plan.length === 0) {
-      this._request.cancel();
-      this._requested = null;
-      this._setLoading(false);
-      this._showMessage(options.emptyText ?? "Nothing matches this chart.");
-      return;
+    if (this._plan.length === 0) {
+      return { message: options.emptyText ?? "Nothing matches this chart." };
     }
-    const urls = plan.map((r) => apiUrl("scalars", r.params).href);
-    const signature = urls.join("\n");
-    if (!force && signature === this._requested) {
-      if (this.response && this._drawn === signature) this._draw(this.response);
-      return;
-    }
-    this._requested = signature;
-    this._setLoading(true);
-    const outcome = await this._request.run((signal) =>
-      Promise.all(plan.map((r) => fetchJson("scalars", r.params, { signal }))),
-    );
-    if (outcome.stale || this._destroyed) return;
-    this._setLoading(false);
-    if (outcome.error) {
-      this._showError(outcome.error.message);
-      return;
-    }
-    this.response = mergeResponses(options, plan, outcome.value);
-    this._drawn = signature;
-    // The arguments of every request drawn, space-separated (tests read it).
-    this.element.dataset.query = urls.map((u) => new URL(u).search).join(" ");
-    this._error.hidden = true;
-    this._message.hidden = true;
-    this._draw(this.response);
-    options.onData?.(this.response);
+    return { requests: this._plan.map((r) => r.params) };
+  }
+
+  /**
+   * @param {import("../compare/series.js").ScalarsResponse[]} responses
+   * @returns {import("../compare/series.js").ScalarsResponse}
+   */
+  merge(responses) {
+    return mergeResponses(this.layoutOptions, this._plan ?? [], responses);
   }
 }
 
