@@ -24,7 +24,7 @@ _POLY = 0x82F63B78  # CRC-32C, reflected
 _MASK_DELTA = 0xA282EAD8  # TFRecord's CRC mask constant
 _BLOCK = 64  # bytes per block; a power of two
 _MAX_POWER = 48  # supports records up to 2**48 bytes
-_BATCH_BLOCKS = 1 << 16  # blocks gathered into one matrix (4 MiB of bytes)
+_BATCH_BYTES = 1 << 22  # bytes gathered into one matrix
 
 
 def _make_byte_table() -> np.ndarray:
@@ -146,8 +146,10 @@ def _zero_start_crcs(
     """crc0 of every slice: the register after it, starting from zero."""
     blocks_per = np.maximum((lengths + _BLOCK - 1) // _BLOCK, 1)
     if int(blocks_per.max()) == 1:
-        # Every slice fits one block (most scalar events): no bookkeeping.
-        return _run_end_aligned(buf, starts + lengths, lengths)
+        # Every slice fits one block (most scalar events): no bookkeeping,
+        # and no wider block than the longest slice needs.
+        width = max(2, int(lengths.max()) + int(lengths.max()) % 2)
+        return _run_end_aligned(buf, starts + lengths, lengths, width)
     first_block = np.concatenate(([0], np.cumsum(blocks_per)[:-1]))
     total = int(blocks_per.sum())
     owner = np.repeat(np.arange(len(starts)), blocks_per)
@@ -157,7 +159,7 @@ def _zero_start_crcs(
     )
     block_end = (starts + lengths)[owner] - blocks_after * _BLOCK
     inside = np.minimum(block_end - starts[owner], _BLOCK)
-    contributions = _run_end_aligned(buf, block_end, inside)
+    contributions = _run_end_aligned(buf, block_end, inside, _BLOCK)
     later = np.flatnonzero(blocks_after)
     contributions[later] = _shift(
         contributions[later], blocks_after[later], _BLOCK_SHIFT
@@ -166,33 +168,38 @@ def _zero_start_crcs(
 
 
 def _run_end_aligned(
-    buf: np.ndarray, ends: np.ndarray, sizes: np.ndarray
+    buf: np.ndarray, ends: np.ndarray, sizes: np.ndarray, width: int
 ) -> np.ndarray:
-    """crc0 of the `sizes[i]` (<= _BLOCK) bytes before each `ends[i]`."""
+    """crc0 of the `sizes[i]` (<= width, even) bytes before each `ends[i]`."""
     total = len(ends)
     out = np.empty(total, dtype=np.uint32)
-    if len(buf) < _BLOCK:
-        buf = np.concatenate((buf, np.zeros(_BLOCK - len(buf), dtype=np.uint8)))
-    # Row p of `windows` is buf[p : p + _BLOCK]; gathering whole rows is far
-    # cheaper than gathering bytes one index at a time.
-    windows = np.lib.stride_tricks.sliding_window_view(buf, _BLOCK)
-    head = np.zeros(2 * _BLOCK, dtype=np.uint8)
-    head[_BLOCK : _BLOCK + min(len(buf), _BLOCK)] = buf[:_BLOCK]
-    head_windows = np.lib.stride_tricks.sliding_window_view(head, _BLOCK)
-    for lo in range(0, total, _BATCH_BLOCKS):
-        hi = min(lo + _BATCH_BLOCKS, total)
+    # Row p of `windows` is the `width` bytes ending at p + width; gathering
+    # whole rows is far cheaper than gathering bytes one index at a time.
+    # `width` zero bytes in front let a row start before the buffer.
+    head = np.zeros(width + min(len(buf), width), dtype=np.uint8)
+    head[width:] = buf[: len(head) - width]
+    head_windows = np.lib.stride_tricks.sliding_window_view(head, width)
+    windows = (
+        np.lib.stride_tricks.sliding_window_view(buf, width)
+        if len(buf) >= width
+        else head_windows[width - len(buf) :]
+    )
+    keep = _KEEP_LAST[width]
+    batch_rows = max(1, _BATCH_BYTES // width)
+    for lo in range(0, total, batch_rows):
+        hi = min(lo + batch_rows, total)
         batch_ends = ends[lo:hi]
-        near_start = batch_ends < _BLOCK
+        near_start = batch_ends < width
         if near_start.any():
-            matrix = np.empty((hi - lo, _BLOCK), dtype=np.uint8)
+            matrix = np.empty((hi - lo, width), dtype=np.uint8)
             matrix[near_start] = head_windows[batch_ends[near_start]]
             far = ~near_start
-            matrix[far] = windows[batch_ends[far] - _BLOCK]
+            matrix[far] = windows[batch_ends[far] - width]
         else:
-            matrix = windows[batch_ends - _BLOCK]
-        padded = np.flatnonzero(sizes[lo:hi] < _BLOCK)
+            matrix = windows[batch_ends - width]
+        padded = np.flatnonzero(sizes[lo:hi] < width)
         # Zero the bytes before the slice: leading zeros leave crc0 alone.
-        matrix[padded] &= _KEEP_LAST[sizes[lo:hi][padded]]
+        matrix[padded] &= keep[sizes[lo:hi][padded]]
         out[lo:hi] = _run_blocks(matrix)
     return out
 
@@ -209,8 +216,14 @@ def _run_blocks(matrix: np.ndarray) -> np.ndarray:
     return state
 
 
-# Row k keeps the last k bytes of a block (0xFF) and zeroes the rest.
-_KEEP_LAST = (
-    (np.arange(_BLOCK)[None, :] >= _BLOCK - np.arange(_BLOCK + 1)[:, None])
-    * 0xFF
-).astype(np.uint8)
+def _keep_last_tables() -> dict[int, np.ndarray]:
+    """Per even width w: row k keeps a row's last k bytes, zeroes the rest."""
+    tables = {}
+    for width in range(2, _BLOCK + 1, 2):
+        columns = np.arange(width)[None, :]
+        kept = np.arange(width + 1)[:, None]
+        tables[width] = ((columns >= width - kept) * 0xFF).astype(np.uint8)
+    return tables
+
+
+_KEEP_LAST = _keep_last_tables()

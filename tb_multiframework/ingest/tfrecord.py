@@ -222,9 +222,15 @@ def _first_bad_record(
     if len(starts) == 0:
         return None
     headers = starts - _HEADER
-    header_ok = masked_crc32c_many(
-        array, headers, np.full(len(starts), 8, dtype=np.int64)
-    ) == _stored_crcs(array, headers + 8)
+    # The header's CRC covers only the length: one per distinct length.
+    distinct, inverse = np.unique(lengths, return_inverse=True)
+    expected = np.array(
+        [masked_crc32c(_LENGTH.pack(int(n))) for n in distinct],
+        dtype=np.uint32,
+    )
+    header_ok = expected[inverse.reshape(-1)] == _stored_crcs(
+        array, headers + 8
+    )
     payload_ok = masked_crc32c_many(array, starts, lengths) == _stored_crcs(
         array, starts + lengths
     )
