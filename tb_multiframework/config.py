@@ -26,7 +26,9 @@ import json
 import os
 from typing import Any, Mapping
 
-FRAMEWORKS = ("pytorch", "tensorflow", "paddle", "unknown")
+from tb_multiframework.core.types import FRAMEWORKS
+
+# Writers a user may name (core also accepts "unknown" and "").
 WRITERS = (
     "torch.utils.tensorboard",
     "tensorboardX",

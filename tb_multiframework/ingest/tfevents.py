@@ -106,6 +106,27 @@ def _match_event_header(matcher: Matcher) -> tuple[np.ndarray, np.ndarray]:
     return wall, step
 
 
+def _match_one_value(m: Matcher) -> tuple[np.ndarray, ...]:
+    """Reads an Event up to the tag of its summary's only value.
+
+    Returns:
+      (wall time, step, where the summary ends, tag start, tag length); the
+      value's own fields follow the tag.
+    """
+    wall, step = _match_event_header(m)
+    m.expect(_SUMMARY)
+    summary_length = m.short_length()
+    summary_end = m.pos + summary_length
+    m.expect(_VALUE)
+    value_length = m.short_length()
+    m.require_end(summary_end - value_length)  # one value fills the summary
+    m.expect(_TAG)
+    tag_length = m.short_length()
+    tag_start = m.pos.copy()
+    m.skip(tag_length)
+    return wall, step, summary_end, tag_start, tag_length
+
+
 def _match_legacy_scalars(
     array: np.ndarray,
     todo: np.ndarray,
@@ -116,17 +137,7 @@ def _match_legacy_scalars(
 ) -> np.ndarray:
     """Events with one `simple_value` and nothing else; returns the matches."""
     m = Matcher(array, starts[todo], lengths[todo])
-    wall, step = _match_event_header(m)
-    m.expect(_SUMMARY)
-    summary_length = m.short_length()
-    summary_end = m.pos + summary_length
-    m.expect(_VALUE)
-    value_length = m.short_length()
-    m.require_end(summary_end - value_length)
-    m.expect(_TAG)
-    tag_length = m.short_length()
-    tag_start = m.pos.copy()
-    m.skip(tag_length)
+    wall, step, summary_end, tag_start, tag_length = _match_one_value(m)
     m.expect(_SIMPLE_VALUE)
     value = m.fixed("<f4")
     m.require_end(summary_end)
@@ -161,16 +172,7 @@ def _match_tf2_scalars(
     metadata only tags already known as scalars are accepted.
     """
     m = Matcher(array, starts[todo], lengths[todo])
-    wall, step = _match_event_header(m)
-    m.expect(_SUMMARY)
-    summary_length = m.short_length()
-    summary_end = m.pos + summary_length
-    m.expect(_VALUE)
-    m.short_length()
-    m.expect(_TAG)
-    tag_length = m.short_length()
-    tag_start = m.pos.copy()
-    m.skip(tag_length)
+    wall, step, summary_end, tag_start, tag_length = _match_one_value(m)
     m.expect(_TENSOR)
     m.ok &= m.short_length() == len(_TF2_FLOAT_CONTENT) + 4
     m.ok &= m.matches(_TF2_FLOAT_CONTENT) | m.matches(_TF2_FLOAT_VAL)
