@@ -1,6 +1,8 @@
 // Small DOM helpers. Text always goes in through textContent, never
 // innerHTML, because run and tag names come from the user's files.
 
+import { frameworkColor, frameworkLabel } from "./colors.js";
+
 /**
  * @typedef {Object} ElementProps
  * @property {string} [className]
@@ -132,4 +134,19 @@ export function ensureStylesheet(href) {
   link.href = url;
   document.head.appendChild(link);
   return link;
+}
+
+/**
+ * A framework badge: its name on the framework's colour.
+ * @param {string} framework
+ * @param {string} className the view's badge class
+ * @returns {HTMLElement}
+ */
+export function frameworkBadge(framework, className) {
+  return h("span", {
+    className,
+    text: frameworkLabel(framework),
+    dataset: { framework },
+    style: { "--badge": frameworkColor(framework) },
+  });
 }

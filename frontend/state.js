@@ -214,6 +214,22 @@ export class AppState {
   }
 
   /**
+   * Adds `runs` to the selection (or removes them). Selecting every run is
+   * stored as "all", so runs that appear later join it.
+   * @param {string[]} all every run name
+   * @param {string[]} runs
+   * @param {boolean} select
+   */
+  changeSelection(all, runs, select) {
+    const current = new Set(this.selectedRuns(all));
+    for (const run of runs) {
+      if (select) current.add(run);
+      else current.delete(run);
+    }
+    this.setSelection(all.every((run) => current.has(run)) ? null : current);
+  }
+
+  /**
    * @param {string} run
    * @returns {boolean}
    */

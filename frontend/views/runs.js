@@ -3,7 +3,7 @@
 // Its checkboxes are the run selection every other view uses.
 
 import { frameworkColor, frameworkLabel, FRAMEWORK_LABELS } from "../colors.js";
-import { append, h, icon } from "../dom.js";
+import { append, frameworkBadge, h, icon } from "../dom.js";
 import {
   formatDuration,
   formatInt,
@@ -12,6 +12,7 @@ import {
   plural,
 } from "../format.js";
 import { encodeList, decodeList } from "../state.js";
+import { runMatcher } from "../filter.js";
 
 /** @typedef {import("../model.js").RunInfo} RunInfo */
 /** @typedef {import("../app.js").ViewContext} ViewContext */
@@ -253,7 +254,7 @@ class RunsView {
   /** @returns {RunInfo[]} the runs passing the filter box and chips, sorted */
   _visibleRuns() {
     const text = this.ctx.state.get(KEY_FILTER);
-    const matches = textMatcher(text);
+    const matches = runMatcher(text);
     const frameworks = this._frameworkFilter();
     const { column, descending } = this._sort();
     const direction = descending ? -1 : 1;
@@ -276,15 +277,8 @@ class RunsView {
 
   /** @param {string[]} runs @param {boolean} select */
   _setSelected(runs, select) {
-    const state = this.ctx.state;
     const all = this.ctx.catalog.runs.map((r) => r.run);
-    const current = new Set(state.selectedRuns(all));
-    for (const run of runs) {
-      if (select) current.add(run);
-      else current.delete(run);
-    }
-    // "Everything" is stored as no selection, so new runs join it.
-    state.setSelection(all.every((run) => current.has(run)) ? null : current);
+    this.ctx.state.changeSelection(all, runs, select);
   }
 
   _toggleVisible() {
@@ -557,7 +551,11 @@ class RunsView {
           text: plural(members.length, "run"),
         }),
       ),
-      h("td", { dataset: { col: "framework" } }, frameworks.map(badge)),
+      h(
+        "td",
+        { dataset: { col: "framework" } },
+        frameworks.map((f) => frameworkBadge(f, "tbmf-badge")),
+      ),
       h("td", {
         className: "tbmf-muted",
         text: writers.join(", "),
@@ -647,7 +645,11 @@ class RunsView {
         text: run.group,
         dataset: { col: "group" },
       }),
-      h("td", { dataset: { col: "framework" } }, badge(run.framework)),
+      h(
+        "td",
+        { dataset: { col: "framework" } },
+        frameworkBadge(run.framework, "tbmf-badge"),
+      ),
       h("td", {
         className: "tbmf-writer",
         text: run.writer || "—",
@@ -705,34 +707,6 @@ function isNumber(value) {
 }
 
 /**
- * A case-insensitive regex over run, display name, group, framework and
- * writer; text that is not a valid regex matches as plain text.
- * @param {string} text
- * @returns {(run: RunInfo) => boolean}
- */
-function textMatcher(text) {
-  if (!text) return () => true;
-  /** @type {(value: string) => boolean} */
-  let test;
-  try {
-    const pattern = new RegExp(text, "i");
-    test = (value) => pattern.test(value);
-  } catch {
-    const needle = text.toLowerCase();
-    test = (value) => value.toLowerCase().includes(needle);
-  }
-  return (run) =>
-    [
-      run.run,
-      run.displayName ?? "",
-      run.group,
-      run.framework,
-      frameworkLabel(run.framework),
-      run.writer,
-    ].some(test);
-}
-
-/**
  * Groups sorted runs by `group`, groups ordered by their first member.
  * @param {RunInfo[]} runs
  * @returns {Map<string, RunInfo[]>}
@@ -773,19 +747,6 @@ function runNameParts(run, inGroup) {
     ];
   }
   return [h("span", { className: "tbmf-run-name__main", text: run.run })];
-}
-
-/**
- * @param {string} framework
- * @returns {HTMLElement}
- */
-function badge(framework) {
-  return h("span", {
-    className: "tbmf-badge",
-    text: frameworkLabel(framework),
-    dataset: { framework },
-    style: { "--badge": frameworkColor(framework) },
-  });
 }
 
 /**
@@ -903,7 +864,7 @@ function detailRow(run) {
       h(
         "div",
         { className: "tbmf-detail__facts" },
-        fact("Framework", badge(run.framework)),
+        fact("Framework", frameworkBadge(run.framework, "tbmf-badge")),
         fact("Writer", run.writer || "—"),
         fact("Format", run.format || "—"),
         fact("Epochs from", run.epochSource || "not known"),

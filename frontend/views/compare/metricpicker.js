@@ -8,6 +8,7 @@ import { h, icon } from "../../dom.js";
 import { formatInt, plural } from "../../format.js";
 import { fetchJson, LatestRequest } from "../../model.js";
 import { runColor } from "./colors.js";
+import { textMatcher } from "../../filter.js";
 
 /** @typedef {import("../../app.js").ViewContext} ViewContext */
 
@@ -450,22 +451,6 @@ function membersList(entries, selected, colorOf) {
       ),
     ),
   );
-}
-
-/**
- * Case-insensitive regex (plain text when not a valid regex).
- * @param {string} text
- * @returns {(value: string) => boolean}
- */
-function textMatcher(text) {
-  if (!text) return () => true;
-  try {
-    const pattern = new RegExp(text, "i");
-    return (value) => pattern.test(value);
-  } catch {
-    const needle = text.toLowerCase();
-    return (value) => value.toLowerCase().includes(needle);
-  }
 }
 
 /**

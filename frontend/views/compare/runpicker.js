@@ -2,10 +2,11 @@
 // searchable list, Keras sub-runs under their group, each run with its
 // chart colour and framework badge.
 
-import { frameworkColor, frameworkLabel } from "../../colors.js";
-import { h, icon } from "../../dom.js";
+import { frameworkLabel } from "../../colors.js";
+import { frameworkBadge, h, icon } from "../../dom.js";
 import { formatInt } from "../../format.js";
 import { runColor } from "./colors.js";
+import { runMatcher } from "../../filter.js";
 
 /** @typedef {import("../../model.js").RunInfo} RunInfo */
 /** @typedef {import("../../app.js").ViewContext} ViewContext */
@@ -95,7 +96,7 @@ export class RunPicker {
       );
       return;
     }
-    const matches = textMatcher(this._query);
+    const matches = runMatcher(this._query);
     const visible = all.filter(matches);
     if (visible.length === 0) {
       this._list.replaceChildren(
@@ -134,15 +135,8 @@ export class RunPicker {
    * @param {boolean} select
    */
   _setSelected(runs, select) {
-    const state = this.ctx.state;
     const all = this.ctx.catalog.runs.map((r) => r.run);
-    const current = new Set(state.selectedRuns(all));
-    for (const run of runs) {
-      if (select) current.add(run);
-      else current.delete(run);
-    }
-    // "Everything" is stored as no selection, so new runs join it.
-    state.setSelection(all.every((run) => current.has(run)) ? null : current);
+    this.ctx.state.changeSelection(all, runs, select);
   }
 
   /**
@@ -179,7 +173,11 @@ export class RunPicker {
           className: "tbmf-cmp-run__sub",
           text: `${members.length} runs`,
         }),
-        h("span", { className: "tbmf-cmp-run__end" }, frameworks.map(badge)),
+        h(
+          "span",
+          { className: "tbmf-cmp-run__end" },
+          frameworks.map((f) => frameworkBadge(f, "tbmf-cmp-fw")),
+        ),
       ),
     );
   }
@@ -232,49 +230,12 @@ export class RunPicker {
         }),
         inGroup
           ? null
-          : h("span", { className: "tbmf-cmp-run__end" }, badge(run.framework)),
+          : h(
+              "span",
+              { className: "tbmf-cmp-run__end" },
+              frameworkBadge(run.framework, "tbmf-cmp-fw"),
+            ),
       ),
     );
   }
-}
-
-/**
- * @param {string} framework
- * @returns {HTMLElement}
- */
-function badge(framework) {
-  return h("span", {
-    className: "tbmf-cmp-fw",
-    text: frameworkLabel(framework),
-    dataset: { framework },
-    style: { "--badge": frameworkColor(framework) },
-  });
-}
-
-/**
- * A case-insensitive regex over run, group, display name, framework and
- * writer; text that is not a valid regex matches as plain text.
- * @param {string} text
- * @returns {(run: RunInfo) => boolean}
- */
-function textMatcher(text) {
-  if (!text) return () => true;
-  /** @type {(value: string) => boolean} */
-  let test;
-  try {
-    const pattern = new RegExp(text, "i");
-    test = (value) => pattern.test(value);
-  } catch {
-    const needle = text.toLowerCase();
-    test = (value) => value.toLowerCase().includes(needle);
-  }
-  return (run) =>
-    [
-      run.run,
-      run.group,
-      run.displayName ?? "",
-      run.framework,
-      frameworkLabel(run.framework),
-      run.writer,
-    ].some(test);
 }
