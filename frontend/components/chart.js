@@ -23,7 +23,12 @@ import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { colorForRun, withAlpha } from "../colors.js";
 import { ensureStylesheet, h, icon, setChildren } from "../dom.js";
 import { formatValue } from "../format.js";
-import { cssVar } from "../theme.js";
+import {
+  axisStyle,
+  fitAxisSize,
+  fitWidth,
+  watchSizeAndTheme,
+} from "./plotkit.js";
 
 ensureStylesheet(new URL("../vendor/uplot/uPlot.min.css", import.meta.url));
 
@@ -39,8 +44,6 @@ const BAND_CLASS = "tbmf-band-edge";
 const MARKER_SIZE = 5;
 /** Narrowest drag, in CSS pixels, taken as a zoom (not a stray click). */
 const MIN_ZOOM_DRAG_PX = 3;
-const AXIS_FONT = '11px Roboto, "Helvetica Neue", Arial, sans-serif';
-const LABEL_FONT = '500 11px Roboto, "Helvetica Neue", Arial, sans-serif';
 
 /**
  * @typedef {Object} ChartSeries
@@ -181,16 +184,11 @@ export class Chart {
 
     /** @type {number | null} */
     this._resizeFrame = null;
-    this._resizeObserver = new ResizeObserver(() => this._scheduleResize());
-    this._resizeObserver.observe(this._plot);
-    // Axis colours come from CSS variables: redraw when the theme flips.
-    this._themeObserver = new MutationObserver(() =>
-      this._uplot?.redraw(false, true),
+    this._unwatch = watchSizeAndTheme(
+      this._plot,
+      () => this._scheduleResize(),
+      () => this._uplot?.redraw(false, true),
     );
-    this._themeObserver.observe(document.documentElement, {
-      attributes: true,
-      attributeFilter: ["data-theme"],
-    });
 
     this._build();
   }
@@ -294,8 +292,7 @@ export class Chart {
   destroy() {
     if (this._destroyed) return;
     this._destroyed = true;
-    this._resizeObserver.disconnect();
-    this._themeObserver.disconnect();
+    this._unwatch();
     if (this._resizeFrame !== null) cancelAnimationFrame(this._resizeFrame);
     this._uplot?.destroy();
     this._uplot = null;
@@ -320,17 +317,7 @@ export class Chart {
 
     const formatX = options.formatX ?? defaultFormatX(options.xType);
     const formatY = options.formatY ?? formatValue;
-    const axisStroke = () => cssVar("--chart-axis", "#666");
-    const gridStroke = () => cssVar("--chart-grid", "rgba(0,0,0,0.08)");
-    /** @type {uPlot.Axis} */
-    const axisBase = {
-      stroke: axisStroke,
-      font: AXIS_FONT,
-      labelFont: LABEL_FONT,
-      grid: { stroke: gridStroke, width: 1 },
-      ticks: { stroke: gridStroke, width: 1, size: 4 },
-      border: { show: false },
-    };
+    const axisBase = axisStyle();
 
     /** @type {uPlot.Series[]} */
     const series = [{ label: options.xLabel ?? "x" }];
@@ -747,11 +734,7 @@ export class Chart {
       this._resizeFrame = null;
       const u = this._uplot;
       if (!u || this._destroyed) return;
-      const width = Math.max(this._plot.clientWidth, 100);
-      const height = this._options.height ?? DEFAULT_HEIGHT;
-      if (width !== u.width || height !== u.height) {
-        u.setSize({ width, height });
-      }
+      fitWidth(u, this._plot, this._options.height ?? DEFAULT_HEIGHT);
     });
   }
 }
@@ -860,30 +843,6 @@ function pointsShow(u, seriesIdx, idx0, idx1) {
   let count = 0;
   for (let i = idx0; i <= idx1; i++) if (values[i] != null) count++;
   return count > 0 && u.bbox.width / devicePixelRatio / count > 12;
-}
-
-/**
- * A y axis just wide enough for its longest tick label.
- * @param {uPlot} u
- * @param {string[]} values
- * @param {number} axisIdx
- * @param {number} cycleNum
- * @returns {number}
- */
-function fitAxisSize(u, values, axisIdx, cycleNum) {
-  const axis = u.axes[axisIdx];
-  // uPlot calls this repeatedly while axes settle; keep the first answer.
-  if (cycleNum > 1) return /** @type {any} */ (axis)._size;
-  let size = (axis.ticks?.size ?? 4) + (axis.gap ?? 5) + 4;
-  const longest = (values ?? []).reduce(
-    (acc, value) => (String(value).length > acc.length ? String(value) : acc),
-    "",
-  );
-  if (longest) {
-    u.ctx.font = AXIS_FONT;
-    size += u.ctx.measureText(longest).width;
-  }
-  return Math.ceil(size);
 }
 
 /**

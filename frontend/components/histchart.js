@@ -23,6 +23,14 @@ import { withAlpha } from "../colors.js";
 import { ensureStylesheet, h, setChildren } from "../dom.js";
 import { formatValue } from "../format.js";
 import { cssVar } from "../theme.js";
+import {
+  AXIS_FONT,
+  axisStyle,
+  fitAxisSize,
+  fitWidth,
+  LABEL_FONT,
+  watchSizeAndTheme,
+} from "./plotkit.js";
 
 ensureStylesheet(new URL("../vendor/uplot/uPlot.min.css", import.meta.url));
 
@@ -40,8 +48,6 @@ const BAR_GAP_PX = 1;
 const BAR_ALPHA = 0.82;
 /** Opacity of an `area` series' fill (two overlap: both stay readable). */
 const AREA_ALPHA = 0.2;
-const AXIS_FONT = '11px Roboto, "Helvetica Neue", Arial, sans-serif';
-const LABEL_FONT = '500 11px Roboto, "Helvetica Neue", Arial, sans-serif';
 
 /**
  * @typedef {Object} HistSeries
@@ -122,15 +128,11 @@ export class HistChart {
 
     /** @type {number | null} */
     this._resizeFrame = null;
-    this._resizeObserver = new ResizeObserver(() => this._scheduleResize());
-    this._resizeObserver.observe(this._plot);
-    this._themeObserver = new MutationObserver(() =>
-      this._uplot?.redraw(false, true),
+    this._unwatch = watchSizeAndTheme(
+      this._plot,
+      () => this._scheduleResize(),
+      () => this._uplot?.redraw(false, true),
     );
-    this._themeObserver.observe(document.documentElement, {
-      attributes: true,
-      attributeFilter: ["data-theme"],
-    });
     this._build();
   }
 
@@ -174,8 +176,7 @@ export class HistChart {
   destroy() {
     if (this._destroyed) return;
     this._destroyed = true;
-    this._resizeObserver.disconnect();
-    this._themeObserver.disconnect();
+    this._unwatch();
     if (this._resizeFrame !== null) cancelAnimationFrame(this._resizeFrame);
     this._uplot?.destroy();
     this._uplot = null;
@@ -227,17 +228,7 @@ export class HistChart {
     const data = this._data();
     const formatX = options.formatX ?? formatValue;
     const formatY = options.formatY ?? formatValue;
-    const axisStroke = () => cssVar("--chart-axis", "#666");
-    const gridStroke = () => cssVar("--chart-grid", "rgba(0,0,0,0.08)");
-    /** @type {uPlot.Axis} */
-    const axisBase = {
-      stroke: axisStroke,
-      font: AXIS_FONT,
-      labelFont: LABEL_FONT,
-      grid: { stroke: gridStroke, width: 1 },
-      ticks: { stroke: gridStroke, width: 1, size: 4 },
-      border: { show: false },
-    };
+    const axisBase = axisStyle();
     /** @type {uPlot.Series[]} */
     const series = [{ label: options.xLabel ?? "x" }];
     for (const spec of options.series) {
@@ -529,36 +520,9 @@ export class HistChart {
       this._resizeFrame = null;
       const u = this._uplot;
       if (!u || this._destroyed) return;
-      const width = Math.max(this._plot.clientWidth, 100);
-      const height = this._options.height ?? DEFAULT_HIST_HEIGHT;
-      if (width !== u.width || height !== u.height) {
-        u.setSize({ width, height });
-      }
+      fitWidth(u, this._plot, this._options.height ?? DEFAULT_HIST_HEIGHT);
     });
   }
-}
-
-/**
- * A y axis just wide enough for its longest tick label.
- * @param {uPlot} u
- * @param {string[]} values
- * @param {number} axisIdx
- * @param {number} cycleNum
- * @returns {number}
- */
-function fitAxisSize(u, values, axisIdx, cycleNum) {
-  const axis = u.axes[axisIdx];
-  if (cycleNum > 1) return /** @type {any} */ (axis)._size;
-  let size = (axis.ticks?.size ?? 4) + (axis.gap ?? 5) + 4;
-  const longest = (values ?? []).reduce(
-    (acc, value) => (String(value).length > acc.length ? String(value) : acc),
-    "",
-  );
-  if (longest) {
-    u.ctx.font = AXIS_FONT;
-    size += u.ctx.measureText(longest).width;
-  }
-  return Math.ceil(size);
 }
 
 // Ridge chart.
@@ -653,13 +617,11 @@ export class RidgeChart {
 
     /** @type {number | null} */
     this._frame = null;
-    this._resizeObserver = new ResizeObserver(() => this._schedule());
-    this._resizeObserver.observe(this._body);
-    this._themeObserver = new MutationObserver(() => this._schedule());
-    this._themeObserver.observe(document.documentElement, {
-      attributes: true,
-      attributeFilter: ["data-theme"],
-    });
+    this._unwatch = watchSizeAndTheme(
+      this._body,
+      () => this._schedule(),
+      () => this._schedule(),
+    );
     this._prepare();
     this._draw();
   }
@@ -684,8 +646,7 @@ export class RidgeChart {
   destroy() {
     if (this._destroyed) return;
     this._destroyed = true;
-    this._resizeObserver.disconnect();
-    this._themeObserver.disconnect();
+    this._unwatch();
     if (this._frame !== null) cancelAnimationFrame(this._frame);
     this.element.remove();
   }
