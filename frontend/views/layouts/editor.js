@@ -545,24 +545,14 @@ export class Editor {
         { className: "tbmf-lay-ecat__charts" },
         category.charts.map((chart, hi) => this._chart(chart, ci, hi)),
       ),
-      h(
-        "button",
-        {
-          className: "tbmf-button tbmf-button--text tbmf-lay-add",
-          attrs: {
-            type: "button",
-            disabled: category.charts.length >= MAX_CHARTS_PER_CATEGORY,
-          },
-          dataset: { action: "add-chart" },
-          on: {
-            click: () => {
-              category.charts.push(blankChart());
-              this._restructure(`chart-${ci}-${category.charts.length - 1}`);
-            },
-          },
-        },
-        icon("add", { size: 16 }),
+      addButton(
         "Add chart",
+        "add-chart",
+        category.charts.length >= MAX_CHARTS_PER_CATEGORY,
+        () => {
+          category.charts.push(blankChart());
+          this._restructure(`chart-${ci}-${category.charts.length - 1}`);
+        },
       ),
     );
   }
@@ -774,26 +764,14 @@ export class Editor {
           : "Python regexes over raw tags, matched from the start (re.match), as TensorBoard does; end with $ to match whole tags.",
       }),
       rows,
-      h(
-        "button",
-        {
-          className: "tbmf-button tbmf-button--text tbmf-lay-add",
-          attrs: {
-            type: "button",
-            disabled: chart.patterns.length >= MAX_PATTERNS_PER_CHART,
-          },
-          dataset: { action: "add-pattern" },
-          on: {
-            click: () => {
-              chart.patterns.push("");
-              this._restructure(
-                `pattern-${ci}-${hi}-${chart.patterns.length - 1}`,
-              );
-            },
-          },
-        },
-        icon("add", { size: 16 }),
+      addButton(
         "Add regex",
+        "add-pattern",
+        chart.patterns.length >= MAX_PATTERNS_PER_CHART,
+        () => {
+          chart.patterns.push("");
+          this._restructure(`pattern-${ci}-${hi}-${chart.patterns.length - 1}`);
+        },
       ),
     );
   }
@@ -879,26 +857,16 @@ export class Editor {
         text: "A run is drawn when it logged all three tags: the value as a line, a band from lower to upper.",
       }),
       rows,
-      h(
-        "button",
-        {
-          className: "tbmf-button tbmf-button--text tbmf-lay-add",
-          attrs: {
-            type: "button",
-            disabled: chart.series.length >= MAX_PATTERNS_PER_CHART,
-          },
-          dataset: { action: "add-series" },
-          on: {
-            click: () => {
-              chart.series.push({ value: "", lower: "", upper: "" });
-              this._restructure(
-                `series-${ci}-${hi}-${chart.series.length - 1}-value`,
-              );
-            },
-          },
-        },
-        icon("add", { size: 16 }),
+      addButton(
         "Add series",
+        "add-series",
+        chart.series.length >= MAX_PATTERNS_PER_CHART,
+        () => {
+          chart.series.push({ value: "", lower: "", upper: "" });
+          this._restructure(
+            `series-${ci}-${hi}-${chart.series.length - 1}-value`,
+          );
+        },
       ),
     );
   }
@@ -1432,5 +1400,29 @@ function segmented(label, choices, current, dataKey, onPick) {
         },
       }),
     ),
+  );
+}
+
+/**
+ * A text button that adds an item (a chart, a regex, a margin series).
+ * @param {string} label
+ * @param {string} action `data-action`, for tests
+ * @param {boolean} disabled at the cap
+ * @param {() => void} onClick
+ * @returns {HTMLButtonElement}
+ */
+function addButton(label, action, disabled, onClick) {
+  return /** @type {HTMLButtonElement} */ (
+    h(
+      "button",
+      {
+        className: "tbmf-button tbmf-button--text tbmf-lay-add",
+        attrs: { type: "button", disabled },
+        dataset: { action },
+        on: { click: onClick },
+      },
+      icon("add", { size: 16 }),
+      label,
+    )
   );
 }
