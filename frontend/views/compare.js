@@ -18,6 +18,7 @@ import {
   DEFAULT_POINTS,
   MAX_POINTS,
   mountComparisonChart,
+  setBaselineOptions,
 } from "./compare/panel.js";
 import { RunPicker } from "./compare/runpicker.js";
 
@@ -533,24 +534,12 @@ class CompareView {
     this._logY.setAttribute("aria-pressed", String(s.logY));
 
     const candidates = this._baselineCandidates(s, selected);
-    const options = [
-      h("option", { text: "None", attrs: { value: "" } }),
-      ...candidates.map((run) =>
-        h("option", { text: run, attrs: { value: run } }),
-      ),
-    ];
-    if (s.baseline && !candidates.includes(s.baseline)) {
-      // Kept in the URL (it comes back with its run), but not applied.
-      options.push(
-        h("option", {
-          text: `${s.baseline} (not selected or no such series)`,
-          attrs: { value: s.baseline, disabled: true },
-        }),
-      );
-    }
-    setChildren(this._baseline, options);
-    this._baseline.value =
-      s.baseline && candidates.includes(s.baseline) ? s.baseline : "";
+    setBaselineOptions(
+      this._baseline,
+      candidates,
+      s.baseline,
+      "not selected or no such series",
+    );
     const hasBaseline = this._baseline.value !== "";
     for (const button of this._diffButtons) {
       const on = button.dataset.diffMode === s.diffMode;

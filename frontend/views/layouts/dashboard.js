@@ -10,6 +10,7 @@ import { plural } from "../../format.js";
 import { LatestRequest } from "../../model.js";
 import { AXES, axisInfo } from "../compare/axes.js";
 import { previewLayout } from "./api.js";
+import { setBaselineOptions } from "../compare/panel.js";
 import { mountLayoutChart } from "./chart_adapter.js";
 import { icon } from "./icons.js";
 import { chartCount } from "./schema.js";
@@ -355,23 +356,12 @@ export class Dashboard {
       this._smoothing.value = String(s.smoothing);
     }
     const candidates = this._baselineCandidates();
-    const options = [
-      h("option", { text: "None", attrs: { value: "" } }),
-      ...candidates.map((run) =>
-        h("option", { text: run, attrs: { value: run } }),
-      ),
-    ];
-    if (s.baseline && !candidates.includes(s.baseline)) {
-      options.push(
-        h("option", {
-          text: `${s.baseline} (not selected or in no chart)`,
-          attrs: { value: s.baseline, disabled: true },
-        }),
-      );
-    }
-    setChildren(this._baseline, options);
-    this._baseline.value =
-      s.baseline && candidates.includes(s.baseline) ? s.baseline : "";
+    setBaselineOptions(
+      this._baseline,
+      candidates,
+      s.baseline,
+      "not selected or in no chart",
+    );
   }
 
   /** @returns {string[]} selected runs that some chart draws */
