@@ -30,6 +30,8 @@ import numpy as np
 import pytest
 from playwright.sync_api import Frame
 
+from tests.e2e.chartdata import READ_CHART as _READ_CHART
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,30 +56,6 @@ IMPORTED_CATEGORIES = {
     "accuracy": (["tf2_loop"], 1),
 }
 MARGIN_TITLE = "train loss, mean +- std of last 10 batches"
-
-# Every drawn series of a chart as uPlot holds it (see test_compare_view):
-# the joined x column filtered to the rows where the series has a value.
-_READ_CHART = """
-sel => {
-  const el = document.querySelector(sel);
-  if (!el) return null;
-  const chart = el.tbmfChart;
-  const u = chart.uplot;
-  const xs = u.data[0];
-  const pick = (col) => {
-    const x = [], y = [];
-    if (col === null) return {x, y};
-    u.data[col].forEach((v, i) => {
-      if (v !== null && v !== undefined) { x.push(xs[i]); y.push(v); }
-    });
-    return {x, y};
-  };
-  return chart.slots.map((s) => ({
-    key: s.key, run: s.run,
-    line: pick(s.index), upper: pick(s.upper), lower: pick(s.lower),
-  }));
-}
-"""
 
 
 # Fixtures and helpers.
