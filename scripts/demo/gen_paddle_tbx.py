@@ -23,14 +23,9 @@ RUN = "paddle_tbx"
 def main() -> None:
     args = common.parse_args(__doc__ or "")
     data = common.make_dataset()
-    model = paddle_mlp.build_model()
-    scheduler = paddle_mlp.step_decay()
-    optimizer = paddle.optimizer.SGD(
-        learning_rate=scheduler, parameters=model.parameters()
+    model, scheduler, optimizer, loss_fn, x_val, y_val = paddle_mlp.custom_loop(
+        data
     )
-    loss_fn = paddle.nn.CrossEntropyLoss()
-    x_val = paddle.to_tensor(data.x_val)
-    y_val = paddle.to_tensor(data.y_val)
 
     truth = common.Truth(RUN, framework="paddle", writer="tensorboardX")
     truth.versions.update(

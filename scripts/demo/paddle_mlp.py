@@ -44,3 +44,21 @@ def step_decay() -> paddle.optimizer.lr.StepDecay:
 def accuracy(logits: paddle.Tensor, labels: np.ndarray) -> float:
     """Fraction of rows whose argmax equals the label."""
     return float(np.mean(np.argmax(logits.numpy(), axis=1) == labels))
+
+
+def custom_loop(data: common.Dataset) -> tuple:
+    """What both hand-written Paddle loops train with: (model, lr schedule,
+    SGD optimizer, cross-entropy, validation inputs, validation labels)."""
+    model = build_model()
+    scheduler = step_decay()
+    optimizer = paddle.optimizer.SGD(
+        learning_rate=scheduler, parameters=model.parameters()
+    )
+    return (
+        model,
+        scheduler,
+        optimizer,
+        paddle.nn.CrossEntropyLoss(),
+        paddle.to_tensor(data.x_val),
+        paddle.to_tensor(data.y_val),
+    )
