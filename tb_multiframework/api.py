@@ -163,6 +163,8 @@ class Api:
         self._lock = threading.Lock()
         self._context_key: tuple[Any, ...] | None = None
         self._context_value: _Context | None = None
+        # run -> (its group's run versions and settings, epoch map)
+        self._epoch_cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
@@ -203,18 +205,7 @@ class Api:
         by_group: dict[str, list[str]] = collections.defaultdict(list)
         for run, info in infos.items():
             by_group[info.group].append(run)
-        series = {run: self._epoch_inputs(run) for run in summaries}
-        epoch_maps: dict[str, EpochMap | Excluded] = {}
-        for run, info in infos.items():
-            override = config.for_run(run)
-            setting = None
-            if override.steps_per_epoch is not None or override.epoch_offset:
-                setting = EpochSetting(
-                    steps_per_epoch=override.steps_per_epoch,
-                    epoch_offset=override.epoch_offset or 0.0,
-                )
-            group = {member: series[member] for member in by_group[info.group]}
-            epoch_maps[run] = build_epoch_map(info, group, setting=setting)
+        epoch_maps = self._epoch_maps(config, summaries, infos, by_group)
         hints = {
             (run, tag): "epoch"
             for run, emap in epoch_maps.items()
@@ -235,6 +226,48 @@ class Api:
             metrics={entry.key: entry for entry in entries},
             errors=tuple(errors),
         )
+
+    def _epoch_maps(
+        self,
+        config: Config,
+        summaries: dict[str, RunSummary],
+        infos: dict[str, RunInfo],
+        by_group: dict[str, list[str]],
+    ) -> dict[str, EpochMap | Excluded]:
+        """Every run's epoch map, rebuilt only for groups that changed.
+
+        Building one reads every point of the group's runs; while runs
+        train, most of them have not changed since the last data version.
+        """
+        inputs: dict[str, dict[str, Any]] = {}
+        maps: dict[str, EpochMap | Excluded] = {}
+        cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
+        for run, info in infos.items():
+            override = config.for_run(run)
+            setting = None
+            if override.steps_per_epoch is not None or override.epoch_offset:
+                setting = EpochSetting(
+                    steps_per_epoch=override.steps_per_epoch,
+                    epoch_offset=override.epoch_offset or 0.0,
+                )
+            members = by_group[info.group]
+            key = (
+                info,
+                setting,
+                tuple((m, summaries[m].version) for m in members),
+            )
+            cached = self._epoch_cache.get(run)
+            if cached is not None and cached[0] == key:
+                maps[run] = cached[1]
+            else:
+                for member in members:
+                    if member not in inputs:
+                        inputs[member] = self._epoch_inputs(member)
+                group = {member: inputs[member] for member in members}
+                maps[run] = build_epoch_map(info, group, setting=setting)
+            cache[run] = (key, maps[run])
+        self._epoch_cache = cache
+        return maps
 
     def _epoch_inputs(self, run: str) -> dict[str, Any]:
         """A run's scalar series plus its histogram tags' positions."""

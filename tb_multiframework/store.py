@@ -124,6 +124,7 @@ class _Run:
         self.scalars: dict[str, _Columns] = {}
         self.histograms: dict[str, _Columns] = {}
         self.layouts: list[tuple[int, dict[str, Any]]] = []
+        self.version = 0  # grows with every change to this run
         self.num_points = 0
         self.num_histograms = 0
         self.first_step: int | None = None
@@ -164,6 +165,7 @@ class RunSummary:
     start_time: float | None
     end_time: float | None
     has_layout: bool
+    version: int  # changes whenever the run's data or metadata does
 
 
 class Store:
@@ -191,6 +193,7 @@ class Store:
                 return
             else:
                 run.meta = meta
+                run.version += 1
             self._version += 1
 
     def append_scalars(
@@ -216,6 +219,7 @@ class Store:
             )
             state.num_points += len(steps)
             state.note_points(steps, wall_times)
+            state.version += 1
             self._version += 1
 
     def append_histograms(
@@ -242,12 +246,15 @@ class Store:
             columns.append(step_array, wall_array, tuple(edges), tuple(counts))
             state.num_histograms += len(step_array)
             state.note_points(step_array, wall_array)
+            state.version += 1
             self._version += 1
 
     def add_layout(self, run: str, step: int, layout: dict[str, Any]) -> None:
         """Records a custom-scalar layout logged in a run."""
         with self._lock:
-            self._runs[run].layouts.append((step, layout))
+            state = self._runs[run]
+            state.layouts.append((step, layout))
+            state.version += 1
             self._version += 1
 
     def compact(self) -> None:
@@ -310,6 +317,7 @@ class Store:
             start_time=state.start_time,
             end_time=state.end_time,
             has_layout=bool(state.layouts),
+            version=state.version,
         )
 
     def scalars(self, run: str, tag: str) -> ScalarSeries:

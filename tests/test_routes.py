@@ -427,7 +427,9 @@ def test_cached_answer_is_replaced_after_a_reload_with_new_points(tmp_path):
     from tests.conftest import make_client
 
     path = str(tmp_path / "r" / eventfiles.TORCH_NAME)
-    events = [eventfiles.scalar_event("loss", i, 1.0, float(i)) for i in range(6)]
+    events = [
+        eventfiles.scalar_event("loss", i, 1.0, float(i)) for i in range(6)
+    ]
     eventfiles.write(path, eventfiles.record_bytes(events[:3]))
     client, plugin = make_client(str(tmp_path))
     first = get_json(client, "/scalars?run=r&tag=loss")
@@ -438,3 +440,35 @@ def test_cached_answer_is_replaced_after_a_reload_with_new_points(tmp_path):
     after = get_json(client, "/scalars?run=r&tag=loss")
     assert after["series"][0]["y"] == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0]
     assert after["dataVersion"] > first["dataVersion"]
+
+
+def test_epoch_map_follows_a_run_that_grows(tmp_path):
+    """Epoch maps are kept per run version: a grown run gets a new one."""
+    from tests import eventfiles
+    from tests.conftest import make_client
+
+    def epoch_events(epochs):
+        return [
+            eventfiles.scalar_event(
+                "epoch", step, 1.0 + step, float(step // 10)
+            )
+            for step in range(10 * epochs)
+        ]
+
+    path = str(tmp_path / "r" / eventfiles.TORCH_NAME)
+    other = str(tmp_path / "s" / eventfiles.TORCH_NAME)
+    eventfiles.write(path, eventfiles.record_bytes(epoch_events(1)))
+    eventfiles.write(other, eventfiles.record_bytes(epoch_events(3)))
+    client, plugin = make_client(str(tmp_path))
+    runs = {r["run"]: r for r in get_json(client, "/runs")["runs"]}
+    assert runs["r"]["hasEpochAxis"] is False  # one epoch: no steps/epoch
+    assert runs["s"]["hasEpochAxis"] is True
+    eventfiles.write(
+        path, eventfiles.record_bytes(epoch_events(3)[10:]), mode="ab"
+    )
+    plugin._loader.reload()
+    runs = {r["run"]: r for r in get_json(client, "/runs")["runs"]}
+    assert runs["r"]["hasEpochAxis"] is True
+    body = get_json(client, "/scalars?run=r&tag=epoch&x=epoch")
+    # Step s of a 10-step epoch is after s + 1 batches: x = (s + 1) / 10.
+    np.testing.assert_allclose(body["series"][0]["x"], (np.arange(30) + 1) / 10)
