@@ -35,17 +35,25 @@ class Matcher:
         self.ok = np.ones(len(starts), dtype=bool)
 
     def _bytes_at(self, pos: np.ndarray, width: int) -> np.ndarray:
-        """`width` bytes from each position (clamped inside the buffer).
+        """`width` bytes from each position; bytes past the buffer are 0.
 
-        A record whose field would run past the buffer fails the match's
-        length checks anyway, so the clamped bytes are never used.
+        A window must never be moved to fit: a short field near the end of
+        the buffer read next to a wider one (e.g. a short tag in a table of
+        tags) must still start at its own position.
         """
-        if len(self._buf) < width:
+        size = len(self._buf)
+        if size < width:
             padded = np.zeros(width, dtype=np.uint8)
-            padded[: len(self._buf)] = self._buf
+            padded[:size] = self._buf
             return np.broadcast_to(padded, (len(pos), width)).copy()
         windows = np.lib.stride_tricks.sliding_window_view(self._buf, width)
-        return windows[np.clip(pos, 0, len(self._buf) - width)]
+        out = windows[np.clip(pos, 0, size - width)]
+        for row in np.flatnonzero((pos > size - width) | (pos < 0)).tolist():
+            start = int(pos[row])
+            out[row] = 0
+            if 0 <= start < size:
+                out[row, : size - start] = self._buf[start:]
+        return out
 
     def peek(self, key: int) -> np.ndarray:
         """Whether each record's next byte is `key` (within the record)."""
@@ -120,6 +128,8 @@ class Matcher:
     ) -> tuple[list[str], np.ndarray]:
         """Distinct byte strings among matched records, and each one's index.
 
+        A record whose string is not valid UTF-8 stops matching.
+
         Returns:
           (distinct strings decoded as UTF-8, int64 index per record; -1 for
           records that did not match).
@@ -138,13 +148,20 @@ class Matcher:
         rows = np.ascontiguousarray(keys).view(
             np.dtype((np.void, keys.shape[1]))
         )[:, 0]
-        distinct, first, inverse = np.unique(
+        _, first, inverse = np.unique(
             rows, return_index=True, return_inverse=True
         )
-        names = [
-            bytes(table[i, : m_lengths[i]]).decode("utf-8", errors="replace")
-            for i in first
-        ]
-        del distinct
-        ids[matched] = inverse.reshape(-1)
+        # Invalid UTF-8 fails a protobuf parse of a `string` field: such
+        # records are left to the protobuf library, which reports them.
+        names: list[str] = []
+        renumber = np.full(len(first), -1, dtype=np.int64)
+        for index, row in enumerate(first.tolist()):
+            try:
+                name = bytes(table[row, : m_lengths[row]]).decode("utf-8")
+            except UnicodeDecodeError:
+                continue
+            renumber[index] = len(names)
+            names.append(name)
+        ids[matched] = renumber[inverse.reshape(-1)]
+        self.ok &= ids >= 0
         return names, ids

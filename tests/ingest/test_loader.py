@@ -185,3 +185,40 @@ def test_remote_logdir_goes_through_tensorboards_gfile():
         assert store.scalars("a", "loss").values.tolist() == [0, 1, 2, 3, 4]
     finally:
         fs.rm("/tbmf-test", recursive=True)
+
+
+def test_a_short_tag_after_a_long_one_keeps_its_tag(tmp_path):
+    """Issue 8's reproduction: the chunk's last record has the shortest tag.
+
+    The vectorised reader once cut every tag at the longest tag's width and
+    moved windows that ran past the chunk back inside it, so the last `loss`
+    point was filed under a tag of binary garbage.
+    """
+    long_tag = "validation/accuracy_top1_whole_set"
+    points = [("loss", 0, 0.5), (long_tag, 1, 0.75), ("loss", 1, 0.25)]
+    eventfiles.write(
+        str(tmp_path / "tb" / eventfiles.TORCH_NAME),
+        eventfiles.record_bytes(
+            [eventfiles.file_version_event()]
+            + [
+                eventfiles.scalar_event(tag, step, 1.0 + step, value)
+                for tag, step, value in points
+            ]
+        ),
+    )
+    eventfiles.write(
+        str(tmp_path / "vdl" / "vdlrecords.1700000000.log"),
+        eventfiles.vdl_records(
+            [
+                eventfiles.vdl_value(tag, step, 1000 + step, scalar=value)
+                for tag, step, value in points
+            ]
+        ),
+    )
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    for run in ("tb", "vdl"):
+        assert sorted(store.summary(run).scalar_tags) == ["loss", long_tag]
+        loss = store.scalars(run, "loss")
+        assert loss.steps.tolist() == [0, 1]
+        assert loss.values.tolist() == [0.5, 0.25]
