@@ -22,6 +22,7 @@ from typing import Any, Callable, Iterator
 
 from tb_multiframework.config import Config
 from tb_multiframework.ingest import detect, tfevents, tfrecord, visualdl
+from tb_multiframework.ingest.attempts import AttemptTracker
 from tb_multiframework.ingest.decoded import DecodedChunk
 from tb_multiframework.store import RunMeta, Store
 
@@ -30,6 +31,8 @@ logger = logging.getLogger(__name__)
 _READ_BYTES = 32 << 20  # bytes read from a file at once
 _MAX_WARNINGS = 20  # per file; more are counted, not listed
 _SKIPPED_DIRS = (".tb_multiframework",)
+# Non-log files trainers write into a run directory (trainer detection).
+_SIDE_FILES = ("hparams.yaml",)
 
 
 def file_format(name: str) -> str | None:
@@ -153,6 +156,7 @@ class _RunState:
         self.run_display_name = ""
         self.source_writers: set[str] = set()
         self.notes: list[str] = []
+        self.attempts = AttemptTracker()
 
     @property
     def format(self) -> str:
@@ -185,6 +189,7 @@ class Loader:
         self._config = config
         self._runs: dict[str, _RunState] = {}
         self._notes: dict[str, list[str]] = {}  # for runs read again
+        self._side_files: dict[str, set[str]] = {}  # run -> _SIDE_FILES there
         self._lock = threading.Lock()  # one reload at a time
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -253,8 +258,11 @@ class Loader:
                     read, count = self._read_file(state, file_state)
                     bytes_read += read
                     records += count
-            for state in self._runs.values():
-                self._store.set_meta(self._meta(state))
+            # Parents before their sub-runs, which take the parent's group.
+            metas: dict[str, RunMeta] = {}
+            for run in sorted(self._runs):
+                metas[run] = self._meta(self._runs[run], metas)
+                self._store.set_meta(metas[run])
             self._store.compact()
             if bytes_read:
                 _release_freed_memory()
@@ -314,12 +322,16 @@ class Loader:
         else:
             walk = os.walk(_local(self._logdir))
         root = _local(self._logdir)
+        self._side_files = {}
         for directory, subdirs, names in walk:
             subdirs[:] = sorted(d for d in subdirs if d not in _SKIPPED_DIRS)
             relative = posixpath.relpath(
                 _local(directory).replace(os.sep, "/"),
                 root.replace(os.sep, "/"),
             )
+            side = {n for n in names if n in _SIDE_FILES}
+            if side:
+                self._side_files[relative] = side
             for name in sorted(names):
                 fmt = file_format(name)
                 if fmt is not None:
@@ -364,6 +376,14 @@ class Loader:
 
     def _store_chunk(self, state: _RunState, chunk: DecodedChunk) -> None:
         run = state.run
+        attempts, restarts = state.attempts.assign(
+            chunk.scalar_tags,
+            chunk.scalar_tag_ids,
+            chunk.steps,
+            chunk.wall_times,
+            chunk.scalar_records,
+            chunk.session_starts,
+        )
         for tag, indices in chunk.scalar_groups():
             self._store.append_scalars(
                 run,
@@ -371,8 +391,11 @@ class Loader:
                 chunk.steps[indices],
                 chunk.wall_times[indices],
                 chunk.values[indices],
+                attempts=attempts[indices],
             )
             state.tags.add(tag)
+        for step, before in restarts:
+            self._store.add_session_start(run, step, before)
         for tag, items in chunk.histograms.items():
             self._store.append_histograms(
                 run,
@@ -393,7 +416,9 @@ class Loader:
         if chunk.run_display_name:
             state.run_display_name = chunk.run_display_name
 
-    def _meta(self, state: _RunState) -> RunMeta:
+    def _meta(
+        self, state: _RunState, parents: dict[str, RunMeta] | None = None
+    ) -> RunMeta:
         detection = detect.detect_run(
             state.run,
             format=state.format,
@@ -407,6 +432,32 @@ class Loader:
             detection.group,
         )
         evidence = list(detection.evidence)
+        scalar_tags: tuple[str, ...] = ()
+        histogram_tags: tuple[str, ...] = ()
+        if self._store.has_run(state.run):
+            summary = self._store.summary(state.run)
+            scalar_tags, histogram_tags = (
+                summary.scalar_tags,
+                summary.histogram_tags,
+            )
+        sub_run = detect.detect_sub_run(
+            state.run,
+            runs=parents or {},
+            scalar_tags=scalar_tags,
+            histogram_tags=histogram_tags,
+            other_tags=state.other_tags,
+        )
+        if sub_run is not None and parents is not None:
+            group = parents[sub_run.parent].group
+            evidence.append(f"{sub_run.evidence}: joins group {group!r}")
+        trainer = detect.detect_trainer(
+            state.run,
+            format=state.format,
+            writer=writer,
+            scalar_tags=scalar_tags,
+            other_tags=state.other_tags,
+            side_files=self._side_files.get(state.run, ()),
+        )
         config = self._config()
         override = config.for_run(state.run)
         for key, value in (
@@ -435,4 +486,9 @@ class Loader:
             },
             display_names=dict(state.display_names),
             display_name=state.run_display_name,
+            attempt_starts=tuple(state.attempts.starts),
+            trainer=trainer.trainer,
+            trainer_evidence=trainer.evidence,
+            parent=sub_run.parent if sub_run else "",
+            sub_run=sub_run.kind if sub_run else "",
         )

@@ -220,6 +220,14 @@ def _decode_event(
         chunk.other_tags.setdefault("run_metadata", set()).add(
             event.tagged_run_metadata.tag
         )
+    elif (
+        what == "session_log"
+        and event.session_log.status == event_pb2.SessionLog.START
+    ):
+        # A (re)started session: torch's `purge_step`, TF1's Supervisor.
+        chunk.session_starts.append(
+            (record, int(event.step), float(event.wall_time))
+        )
     if what != "summary":
         return
     step, wall = int(event.step), float(event.wall_time)
@@ -262,6 +270,9 @@ def _decode_value(
         )
     elif kind in ("image", "audio"):
         chunk.other_tags.setdefault(kind + "s", set()).add(tag)
+    elif kind is None and plugins.by_tag.get(tag):
+        # Metadata only, e.g. the hparams plugin's `_hparams_/*` summaries.
+        chunk.other_tags.setdefault(plugins.by_tag[tag], set()).add(tag)
 
 
 def _decode_tensor(
