@@ -39,6 +39,7 @@ AGGREGATIONS = (
     "epoch_mean",  # mean over an epoch (or over an evaluation set)
     "window_mean",  # mean over the last logging window (HF Trainer)
     "last_batch",  # the last batch's value of an evaluation (Paddle hapi)
+    "counter",  # an epoch counter, not an aggregate
     "unknown",  # the files do not say
 )
 # How the Compare view may show batch-level series.
@@ -75,6 +76,11 @@ def series_aggregation(
         The kind (one of `AGGREGATIONS`) and its evidence.
     """
     last = tag.rsplit("/", 1)[-1]
+    if last.lower() == "epoch":
+        return Aggregation(
+            "counter",
+            "an epoch counter: the source of the epoch axis, not an aggregate",
+        )
     if run.writer == "keras" or run.trainer == "keras_fit":
         if _KERAS_BATCH.fullmatch(tag):
             return Aggregation(

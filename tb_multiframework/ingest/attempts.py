@@ -8,6 +8,13 @@ run-level attempt counter grows at each such event; a tag that goes back
 after the counter already grew since its previous point (the same restart,
 seen earlier on another tag) joins that attempt instead of starting one.
 
+A file boundary matters for one thing only: the first point of a tag in a
+new file at the *same* step as that tag's last point in an earlier file
+starts an attempt too (a resumed script re-logging its checkpoint's step,
+e.g. torch `add_scalars` sub-runs, which get no START). Within one file a
+repeated step is just that (Lightning logs `epoch` three times at an epoch's
+last step): the last value is shown, none starts an attempt.
+
 Steps of different tags need not share units (Keras logs `epoch_*` at the
 epoch index and `batch_*` at the iteration), so the step *a restart starts
 from* is kept per tag by the store: a point is superseded by a later point of
@@ -29,15 +36,17 @@ from tb_multiframework.store import AttemptStart
 
 SESSION_LOG = "session_log"
 STEP_DECREASE = "step_decrease"
+STEP_RELOGGED = "step_relogged"  # the same step again, in a new file
 
 
 class _Tag:
-    __slots__ = ("count", "last_step", "attempt")
+    __slots__ = ("count", "last_step", "attempt", "file")
 
     def __init__(self) -> None:
         self.count = 0  # points of the tag stored so far
         self.last_step = 0
         self.attempt = 0  # attempt of its last point
+        self.file = ""  # file of its last point
 
 
 class AttemptTracker:
@@ -57,6 +66,8 @@ class AttemptTracker:
         wall_times: np.ndarray,
         records: np.ndarray,
         session_starts: Sequence[tuple[int, int, float]],
+        *,
+        file: str = "",
     ) -> tuple[np.ndarray, list[tuple[int, dict[str, int]]]]:
         """Attempts of a chunk's points, in logged order.
 
@@ -66,13 +77,14 @@ class AttemptTracker:
             (`records` is the record index of each point in the chunk).
           session_starts: (record index, step, wall time) of each
             `SessionLog.START` in the chunk.
+          file: the file the chunk comes from.
 
         Returns:
           (attempt of each point, [(START step, {tag: points before it})]);
           the second part tells the store which points each START supersedes.
         """
         n = len(steps)
-        backward, previous = self._backward(tags, tag_ids, steps)
+        backward, same, previous = self._backward(tags, tag_ids, steps, file)
         events: list[tuple[int, int, int]] = []  # (position, kind, index)
         for i in np.flatnonzero(backward).tolist():
             events.append((i, 1, i))
@@ -104,7 +116,7 @@ class AttemptTracker:
                 continue  # joins the restart already seen on another tag
             self._new_attempt(
                 int(steps[index]),
-                STEP_DECREASE,
+                STEP_RELOGGED if same[index] else STEP_DECREASE,
                 tag,
                 float(wall_times[index]),
                 cuts,
@@ -113,7 +125,7 @@ class AttemptTracker:
         attempts = base + np.searchsorted(
             np.asarray(cuts, dtype=np.int64), np.arange(n), side="right"
         )
-        self._remember(tags, tag_ids, steps, attempts)
+        self._remember(tags, tag_ids, steps, attempts, file)
         return attempts, restarts
 
     def _new_attempt(
@@ -130,18 +142,25 @@ class AttemptTracker:
         self.starts.append(AttemptStart(self.attempt, step, cause, tag, wall))
 
     def _backward(
-        self, tags: Sequence[str], tag_ids: np.ndarray, steps: np.ndarray
-    ) -> tuple[np.ndarray, np.ndarray]:
+        self,
+        tags: Sequence[str],
+        tag_ids: np.ndarray,
+        steps: np.ndarray,
+        file: str,
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Points below their tag's previous step, and that previous point.
 
+        At or below, for a tag's first point in a new file.
+
         Returns:
-          (bool mask, index of each point's previous point of the same tag
-          in this chunk, -1 when it was in an earlier chunk or none).
+          (bool mask, the part of it at the same step, index of each point's
+          previous point of the same tag in this chunk, -1 when it was in an
+          earlier chunk or none).
         """
         n = len(steps)
         previous = np.full(n, -1, dtype=np.int64)
         if n == 0:
-            return np.zeros(0, dtype=bool), previous
+            return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), previous
         order = np.argsort(tag_ids, kind="stable")
         ids = tag_ids[order]
         first = np.r_[True, ids[1:] != ids[:-1]]
@@ -159,13 +178,22 @@ class AttemptTracker:
             dtype=np.int64,
         )
         prev_steps[first] = carried
+        new_file = np.zeros(n, dtype=bool)
+        new_file[first] = [
+            tags[i] in self._tags and self._tags[tags[i]].file != file
+            for i in ids[first].tolist()
+        ]
         prev_index = np.empty(n, dtype=np.int64)
         prev_index[1:] = order[:-1]
         prev_index[first] = -1
+        sorted_steps = steps[order]
         backward = np.zeros(n, dtype=bool)
-        backward[order] = steps[order] < prev_steps
+        same = np.zeros(n, dtype=bool)
+        same[order] = new_file & (sorted_steps == prev_steps)
+        backward[order] = sorted_steps < prev_steps
+        backward |= same
         previous[order] = prev_index
-        return backward, previous
+        return backward, same, previous
 
     def _before(
         self, tags: Sequence[str], tag_ids: np.ndarray, position: int
@@ -185,6 +213,7 @@ class AttemptTracker:
         tag_ids: np.ndarray,
         steps: np.ndarray,
         attempts: np.ndarray,
+        file: str,
     ) -> None:
         if len(steps) == 0:
             return
@@ -198,4 +227,5 @@ class AttemptTracker:
             state = self._tags.setdefault(tags[tag_id], _Tag())
             state.last_step = int(steps[index])
             state.attempt = int(attempts[index])
+            state.file = file
             state.count += int(counts[tag_id])

@@ -371,10 +371,12 @@ class Loader:
             file_state.note(problem)
         file_state.offset += consumed
         file_state.pending = buf[consumed:]
-        self._store_chunk(state, chunk)
+        self._store_chunk(state, chunk, file_state.name)
         return len(starts)
 
-    def _store_chunk(self, state: _RunState, chunk: DecodedChunk) -> None:
+    def _store_chunk(
+        self, state: _RunState, chunk: DecodedChunk, file: str = ""
+    ) -> None:
         run = state.run
         attempts, restarts = state.attempts.assign(
             chunk.scalar_tags,
@@ -383,6 +385,7 @@ class Loader:
             chunk.wall_times,
             chunk.scalar_records,
             chunk.session_starts,
+            file=file,
         )
         for tag, indices in chunk.scalar_groups():
             self._store.append_scalars(
