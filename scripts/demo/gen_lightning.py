@@ -145,9 +145,7 @@ def main() -> None:
         "train_loss_step equals its Loss/train until its spike at step "
         f"{common.SPIKE_STEP}",
     ]
-    logger = RecordingLogger(
-        truth, save_dir=args.logdir, name=RUN, version=0
-    )
+    logger = RecordingLogger(truth, save_dir=args.logdir, name=RUN, version=0)
     trainer = lightning.Trainer(
         max_epochs=common.EPOCHS,
         logger=logger,

@@ -187,7 +187,11 @@ def main() -> None:
     before = set(os.listdir(log_dir))
     writer.add_hparams(
         {"lr": common.BASE_LR, "batch_size": common.BATCH_SIZE},
-        {"hparam/val_loss": truth.dirs[RUN]["scalars"]["Loss/val"]["values"][-1]},
+        {
+            "hparam/val_loss": truth.dirs[RUN]["scalars"]["Loss/val"]["values"][
+                -1
+            ]
+        },
     )
     writer.close()
     (hparams_dir,) = set(os.listdir(log_dir)) - before
