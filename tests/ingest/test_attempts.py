@@ -216,3 +216,65 @@ def test_random_streams_in_random_chunks_match_tensorboards_rules(
             assert len(every) == sum(
                 1 for e in events if e[0] == "point" and e[1] == tag
             ), message
+
+
+def test_keras_initial_epoch_resume_is_one_attempt_across_units(tmp_path):
+    """Keras restarted with initial_epoch=3 after epoch 4 (0-based).
+
+    Its train run logs epoch_loss at the epoch index and batch_loss at the
+    iteration: both go back in a new .v2 file, each in its own units, and
+    form one attempt. Written with TF2's tensor encoding.
+    """
+    from tests.eventfiles import tf2_scalar_event, write
+
+    run = tmp_path / "fit" / "train"
+    run.mkdir(parents=True)
+    n = 10  # batches an epoch
+
+    def attempt(epochs, wall0, value):
+        payloads = [file_version_event(wall0)]
+        wall = wall0
+        for epoch in epochs:
+            for b in range(1, n + 1):
+                wall += 0.01
+                payloads.append(
+                    tf2_scalar_event("batch_loss", epoch * n + b, wall, value)
+                )
+            wall += 0.01
+            payloads.append(tf2_scalar_event("epoch_loss", epoch, wall, value))
+        return record_bytes(payloads)
+
+    write(str(run / "events.out.tfevents.100.host.1.0.v2"), attempt(range(5), 100.0, 1.0))
+    write(str(run / "events.out.tfevents.200.host.2.0.v2"), attempt(range(3, 8), 200.0, 2.0))
+    store = load(tmp_path)
+    starts = store.meta("fit/train").attempt_starts
+    assert [(s.attempt, s.step, s.cause, s.tag) for s in starts] == [
+        (1, 3 * n + 1, "step_decrease", "batch_loss")
+    ]
+    epoch_loss = store.current_scalars("fit/train", "epoch_loss")
+    assert epoch_loss.steps.tolist() == list(range(8))
+    assert epoch_loss.values.tolist() == [1.0] * 3 + [2.0] * 5
+    batches = store.current_scalars("fit/train", "batch_loss")
+    assert batches.steps.tolist() == list(range(1, 8 * n + 1))
+    (first, second) = store.attempt_counts("fit/train")
+    assert (first.points, first.superseded) == (5 * (n + 1), 2 * (n + 1))
+    assert (second.points, second.superseded) == (5 * (n + 1), 0)
+
+
+def test_visualdl_loop_restarted_in_a_new_file(tmp_path):
+    """A Paddle LogWriter loop restarted from step 3 writes a new file."""
+    from tests.eventfiles import vdl_records, vdl_value, write
+
+    run = tmp_path / "paddle"
+    first = [vdl_value("train/loss", s, 1000 + s, scalar=1.0) for s in range(6)]
+    second = [vdl_value("train/loss", s, 9000 + s, scalar=2.0) for s in range(3, 9)]
+    write(str(run / "vdlrecords.1000.log"), vdl_records(first))
+    write(str(run / "vdlrecords.1009.log"), vdl_records(second))
+    store = load(tmp_path)
+    got = store.current_scalars("paddle", "train/loss")
+    assert got.steps.tolist() == list(range(9))
+    assert got.values.tolist() == [1.0] * 3 + [2.0] * 6
+    assert [(s.step, s.cause) for s in store.meta("paddle").attempt_starts] == [
+        (3, "step_decrease")
+    ]
+    assert len(store.scalars("paddle", "train/loss")) == 12
