@@ -54,6 +54,8 @@ class DecodedChunk:
     file_versions: set[str] = dataclasses.field(default_factory=set)
     source_writers: set[str] = dataclasses.field(default_factory=set)
     other_tags: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+    # Tags with plugin metadata and no value (`_hparams_/*`), by plugin.
+    metadata_tags: dict[str, set[str]] = dataclasses.field(default_factory=dict)
     display_names: dict[str, str] = dataclasses.field(default_factory=dict)
     run_display_name: str = ""
     problems: list[str] = dataclasses.field(default_factory=list)

@@ -157,6 +157,7 @@ class _RunState:
         self.source_writers: set[str] = set()
         self.notes: list[str] = []
         self.attempts = AttemptTracker()
+        self.metadata_tags: dict[str, set[str]] = {}
 
     @property
     def format(self) -> str:
@@ -414,6 +415,8 @@ class Loader:
         for kind, tags in chunk.other_tags.items():
             state.other_tags.setdefault(kind, set()).update(tags)
             state.tags.update(tags)
+        for kind, tags in chunk.metadata_tags.items():
+            state.metadata_tags.setdefault(kind, set()).update(tags)
         state.display_names.update(chunk.display_names)
         state.source_writers.update(chunk.source_writers)
         if chunk.run_display_name:
@@ -448,7 +451,7 @@ class Loader:
             runs=parents or {},
             scalar_tags=scalar_tags,
             histogram_tags=histogram_tags,
-            other_tags=state.other_tags,
+            other_tags={**state.metadata_tags, **state.other_tags},
         )
         if sub_run is not None and parents is not None:
             group = parents[sub_run.parent].group

@@ -271,8 +271,9 @@ def _decode_value(
     elif kind in ("image", "audio"):
         chunk.other_tags.setdefault(kind + "s", set()).add(tag)
     elif kind is None and plugins.by_tag.get(tag):
-        # Metadata only, e.g. the hparams plugin's `_hparams_/*` summaries.
-        chunk.other_tags.setdefault(plugins.by_tag[tag], set()).add(tag)
+        # Metadata only, e.g. the hparams plugin's `_hparams_/*` summaries:
+        # no data to list, but evidence of what wrote the run.
+        chunk.metadata_tags.setdefault(plugins.by_tag[tag], set()).add(tag)
 
 
 def _decode_tensor(
