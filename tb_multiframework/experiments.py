@@ -59,28 +59,26 @@ def build_experiments(
     timestamp sub-run and its run), then the config's `hparams` apply.
     """
     known = set(summaries)
+    logical = {run: summaries[run].meta.group for run in summaries}
+
+    def pool_of(run: str) -> str:
+        owner = groups.hparams_owner(run, known)
+        return logical.get(owner, owner)
+
     pooled: dict[str, list[hparams.HParamSource]] = collections.defaultdict(
         list
     )
-    logical = {run: summaries[run].meta.group for run in summaries}
     for run, summary in sorted(summaries.items()):
-        owner = groups.hparams_owner(run, known)
-        key = logical.get(owner, owner)
         for source in summary.meta.hparams:
-            found_in = "" if run == key else run
-            pooled[key].append(dataclasses.replace(source, run=found_in))
+            pooled[pool_of(run)].append(dataclasses.replace(source, run=run))
     merged = {}
     facts = []
     for run, summary in summaries.items():
         override = config.for_run(run)
-        sources = list(pooled.get(logical[run], ()))
-        if logical[run] != run:
-            sources = [
-                dataclasses.replace(
-                    s, run="" if s.run == run else s.run or logical[run]
-                )
-                for s in sources
-            ]
+        sources = [
+            dataclasses.replace(s, run="" if s.run == run else s.run)
+            for s in pooled.get(pool_of(run), ())
+        ]
         if override.hparams:
             sources.append(
                 hparams.HParamSource(

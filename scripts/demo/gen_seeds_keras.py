@@ -38,7 +38,10 @@ class EpochTruth(keras.callbacks.Callback):
         for name, value in logs.items():
             if name.startswith("val_"):
                 self.truth.scalar(
-                    f"{self.run_dir}/validation", f"epoch_{name[4:]}", epoch, value
+                    f"{self.run_dir}/validation",
+                    f"epoch_{name[4:]}",
+                    epoch,
+                    value,
                 )
             else:
                 self.truth.scalar(

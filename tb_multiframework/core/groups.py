@@ -8,8 +8,10 @@ A run's group comes from the first rule that claims it (`GROUP_RULES`):
    `rank1`, `worker_2`, `local_rank_0`, ... (at least two under one parent)
    form one group named after the parent;
 3. seed repeats: runs of one framework whose hyper-parameters are equal
-   except keys named `seed` / `*_seed` / `*.seed` (and that have one) form
-   one group, named by the common part of their names (`seeds/torch_seed*`);
+   except keys named `seed` / `*_seed` / `*.seed` (which they have, with at
+   least two different values among them) form one group, named by the
+   common part of their names (`seeds/torch_seed*`), else
+   `repeats <config hash of the shared values>`;
 4. the logical run ingest found: Keras' `train`/`validation` sub-runs, and
    sub-runs such as torch's `add_scalars`/`add_hparams` directories;
 5. else the run is its own group.
@@ -205,14 +207,21 @@ def seed_rule(runs: Sequence[RunFacts]) -> dict[str, Assigned]:
         key = (facts.framework, config_hash(rest), tuple(sorted(rest)))
         families[key].append(facts)
     out = {}
-    for members in families.values():
+    for key, members in families.items():
         logical = sorted({f.logical for f in members})
-        if len(logical) < 2:
+        distinct = {_seed_values(f) for f in members}
+        if len(logical) < 2 or len(distinct) < 2:
             continue
-        name = _common_name(logical)
+        name = _common_name(logical) or f"repeats {key[1]}"
         for facts in members:
             out[facts.run] = Assigned(name, SOURCE_SEEDS)
     return out
+
+
+def _seed_values(facts: RunFacts) -> tuple[tuple[str, str], ...]:
+    return tuple(
+        sorted((k, repr(v)) for k, v in facts.hparams.items() if is_seed_key(k))
+    )
 
 
 def logical_rule(runs: Sequence[RunFacts]) -> dict[str, Assigned]:
@@ -328,4 +337,6 @@ def _common_name(names: Sequence[str]) -> str:
     prefix = os.path.commonprefix(list(names))
     reversed_names = [n[len(prefix) :][::-1] for n in names]
     suffix = os.path.commonprefix(reversed_names)[::-1]
+    if not prefix.strip("_-./ ") and not suffix.strip("_-./ "):
+        return ""
     return f"{prefix}*{suffix}"

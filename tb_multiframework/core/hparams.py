@@ -31,14 +31,15 @@ MAX_VALUE_CHARS = 1000  # characters of one string value kept
 _MAX_EXACT_INT = 2**53  # doubles above this are not exact integers
 
 # Merge order, weakest first: a later source overrides an earlier one key by
-# key. Logged summaries beat files beside the logs (they are what the run
-# itself reported); the user's config file beats everything.
+# key. Files beside the logs beat logged summaries: they keep types and
+# nesting that summaries lose (torch's add_hparams stores a bool as 1.0,
+# Lightning logs its hparams.yaml flattened); the user's config beats all.
 SOURCE_ORDER = (
     "hf_args",  # Hugging Face Trainer `args` / `model_config` text
+    "hparams_plugin",  # torch / tensorboardX add_hparams, Keras hp.hparams
+    "visualdl",  # VisualDL LogWriter.add_hparams
     "config_file",  # config.json / config.yaml / hparams.json in the run dir
     "hparams_yaml",  # PyTorch Lightning's hparams.yaml
-    "visualdl",  # VisualDL LogWriter.add_hparams
-    "hparams_plugin",  # torch / tensorboardX add_hparams, Keras hp.hparams
     "tbmf_config",  # the --tbmf_config file's runs[glob].hparams
 )
 SEED_KEY = re.compile(r"(?:^|[._])seed$", re.IGNORECASE)
@@ -105,6 +106,10 @@ def flatten(
 ) -> tuple[dict[str, HParamValue], list[str]]:
     """Flattens nested mappings with dots; normalises every leaf.
 
+    A `/` inside a key is a dot too: PyTorch Lightning flattens nested
+    hyper-parameters with `/` before logging them, so its `hparams` summary
+    (`model/hidden`) and its `hparams.yaml` (`model: {hidden: }`) agree.
+
     Args:
         data: A nested mapping (keys are made strings).
         prefix: Prepended to every key (`"model_config."`).
@@ -119,14 +124,13 @@ def flatten(
         key, value, depth = stack.pop()
         if isinstance(value, Mapping) and value and depth < MAX_DEPTH:
             for sub, item in reversed(list(value.items())):
+                name = str(sub).replace("/", ".")
                 stack.append(
-                    (f"{key}.{sub}" if key else str(sub), item, depth + 1)
+                    (f"{key}.{name}" if key else name, item, depth + 1)
                 )
             continue
         if not key:
             continue
-        if isinstance(value, Mapping):
-            value = dict(value) if depth < MAX_DEPTH else value
         if len(out) >= MAX_HPARAMS:
             problems.append(
                 f"more than {MAX_HPARAMS} hyper-parameters; rest dropped"
