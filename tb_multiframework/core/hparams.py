@@ -96,8 +96,8 @@ def normalise_value(value: Any) -> HParamValue:
         return value
     try:
         text = json.dumps(value, sort_keys=True, default=str)
-    except (TypeError, ValueError):
-        text = str(value)
+    except (TypeError, ValueError, RecursionError):
+        text = "(not shown: not a plain value)"
     return text[:MAX_VALUE_CHARS]
 
 

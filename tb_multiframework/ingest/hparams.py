@@ -94,6 +94,8 @@ def from_text(tag: str, texts: list[bytes]) -> tuple[HParamSource | None, str]:
         data = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as error:
         return None, f"text {tag!r} is not JSON: {error}"
+    except RecursionError:
+        return None, f"text {tag!r} is nested too deeply"
     if not isinstance(data, dict):
         return None, f"text {tag!r} is not a JSON object"
     values, problems = flatten(data, prefix=prefix)
@@ -138,6 +140,8 @@ def read_side_file(path: str, name: str) -> tuple[HParamSource | None, str]:
             data = json.loads(text)
         except json.JSONDecodeError as error:
             return None, f"{name}: not JSON: {error}"
+        except RecursionError:
+            return None, f"{name}: nested too deeply"
     else:
         found = _load_yaml(text, name)
         if isinstance(found, str):
