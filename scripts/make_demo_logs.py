@@ -148,7 +148,9 @@ def keep_old(
     """
     own_config = os.path.join(out, ".tb_multiframework")
     if os.path.isdir(own_config):
-        shutil.copytree(own_config, os.path.join(tmp_logs, ".tb_multiframework"))
+        shutil.copytree(
+            own_config, os.path.join(tmp_logs, ".tb_multiframework")
+        )
     for run in RUNS:
         if run.name in selected:
             continue

@@ -24,8 +24,8 @@ import tensorboard
 import torch
 import torch.distributed as dist
 import torch.multiprocessing as mp
-from gen_seeds_pytorch import load_weights
 from gen_pytorch import MLP
+from gen_seeds_pytorch import load_weights
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 from torch.utils.tensorboard import SummaryWriter
