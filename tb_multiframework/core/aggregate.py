@@ -188,6 +188,8 @@ def group_stats(matrix: FloatArray, grid: FloatArray, *, center: str) -> Stats:
     if center not in ("mean", "median"):
         raise ValueError(f"center must be mean or median, got {center!r}")
     present = ~np.isnan(matrix)
+    if matrix.size and present.all():
+        return _dense_stats(matrix, grid, center=center)
     count = present.sum(axis=0).astype(np.int64)
     filled = np.where(present, matrix, 0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -206,6 +208,23 @@ def group_stats(matrix: FloatArray, grid: FloatArray, *, center: str) -> Stats:
         mid = _median(matrix, present, count)
     else:
         mid = mean
+    return Stats(grid, count, mid, mean, std, low, high)
+
+
+def _dense_stats(matrix: FloatArray, grid: FloatArray, *, center: str) -> Stats:
+    """`group_stats` when every member has a value at every x (one pass a
+    statistic instead of masked ones: members logged at the same x are the
+    common case)."""
+    n = matrix.shape[0]
+    count = np.full(grid.size, n, dtype=np.int64)
+    mean = matrix.mean(axis=0)
+    if n > 1:
+        dev = matrix - mean
+        std = np.sqrt(np.einsum("ij,ij->j", dev, dev) / (n - 1))
+    else:
+        std = np.full(grid.size, np.nan)
+    low, high = matrix.min(axis=0), matrix.max(axis=0)
+    mid = np.median(matrix, axis=0) if center == "median" else mean
     return Stats(grid, count, mid, mean, std, low, high)
 
 

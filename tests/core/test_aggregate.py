@@ -210,3 +210,16 @@ def test_bucket_envelope_keeps_band_extremes():
     kept = np.array([0, 24, 25, 49, 50, 74, 75, 99])
     out = agg.bucket_envelope(x, values, kept, 4, low=True)
     assert out.tolist() == [0, 0, -5, -5, 0, 0, 0, 0]
+
+
+@pytest.mark.parametrize("center", ["mean", "median"])
+@pytest.mark.parametrize("band", ["std", "minmax", "ci95"])
+def test_dense_members_against_numpy(center, band):
+    """Members at the same x without gaps (the fast path)."""
+    seed = 7
+    rng = np.random.default_rng(seed)
+    print("seed", seed)
+    x = np.sort(rng.choice(np.arange(1000) / 8, size=200, replace=False))
+    for n in (1, 2, 5):
+        members = [(x, rng.normal(size=x.size)) for _ in range(n)]
+        _check(members, center, band)
