@@ -189,51 +189,56 @@ def aggregates(
     Raises:
         ValueError: for too many groups or an unknown baseline group.
     """
-    members: dict[str, list[tuple[Selection, Any]]] = {}
-    excluded: dict[str, list[dict[str, str]]] = collections.defaultdict(list)
+    by_group: dict[str, list[Selection]] = collections.defaultdict(list)
     for sel, name in zip(selections, group_names, strict=True):
-        placed = place_series(
-            sel, axis=axis, smoothing=smoothing, smoothing_mode=smoothing_mode
-        )
-        members.setdefault(name, [])
-        if isinstance(placed, Excluded):
-            excluded[name].append({"run": sel.run.run, "reason": placed.reason})
-        else:
-            members[name].append((sel, placed))
-    if len(members) > agg.MAX_GROUPS:
+        by_group[name].append(sel)
+    if len(by_group) > agg.MAX_GROUPS:
         raise ValueError(
-            f"{len(members)} groups; at most {agg.MAX_GROUPS} can be "
+            f"{len(by_group)} groups; at most {agg.MAX_GROUPS} can be "
             "aggregated at once"
         )
     baseline = query.baseline_group
-    if baseline is not None and baseline not in members:
+    if baseline is not None and baseline not in by_group:
         raise ValueError(
             f"baseline group {baseline!r} is not among the groups "
-            f"{sorted(members)}"
+            f"{sorted(by_group)}"
         )
     buckets = buckets_for(points)
     out = []
-    for name in sorted(members):
-        series = [(p.x, p.smoothed) for _, p in members[name]]
+    # Curves kept for the group differences only; without a baseline each
+    # group's placed series are dropped once it is aggregated, so memory
+    # holds one group at a time.
+    kept: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for name in sorted(by_group):
+        series: list[tuple[np.ndarray, np.ndarray]] = []
+        members = []
+        excluded = []
+        for sel in by_group[name]:
+            placed = place_series(
+                sel,
+                axis=axis,
+                smoothing=smoothing,
+                smoothing_mode=smoothing_mode,
+            )
+            if isinstance(placed, Excluded):
+                excluded.append({"run": sel.run.run, "reason": placed.reason})
+                continue
+            series.append((placed.x, placed.smoothed))
+            members.append({"run": sel.run.run, "tag": sel.tag})
+            del placed
         stats = agg.aggregate(series, center=query.center)
         entry = _aggregate_json(stats, query.band, buckets, x_range)
-        entry.update(
-            group=name,
-            members=[
-                {"run": s.run.run, "tag": s.tag} for s, _ in members[name]
-            ],
-            excluded=excluded.get(name, []),
-        )
+        entry.update(group=name, members=members, excluded=excluded)
         out.append(entry)
+        if baseline is not None:
+            kept[name] = series
     diffs = []
     if baseline is not None:
-        base = [(p.x, p.smoothed) for _, p in members[baseline]]
-        for name in sorted(members):
+        for name in sorted(by_group):
             if name == baseline:
                 continue
-            series = [(p.x, p.smoothed) for _, p in members[name]]
             found = agg.group_difference(
-                series, base, center=query.center, band=query.band
+                kept[name], kept[baseline], center=query.center, band=query.band
             )
             entry = _group_diff_json(found, buckets, x_range)
             entry.update(group=name, baselineGroup=baseline)
