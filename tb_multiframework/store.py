@@ -138,6 +138,8 @@ class RunMeta:
       parent: the run this one is a sub-run of (torch `add_scalars` /
         `add_hparams`), or "".
       sub_run: "add_scalars" | "add_hparams" | "".
+      hparams: hyper-parameter sources found in the run's files
+        (`core.hparams.HParamSource`), weakest first.
     """
 
     run: str
@@ -153,6 +155,7 @@ class RunMeta:
     )
     display_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
     display_name: str = ""
+    hparams: tuple[Any, ...] = ()
     attempt_starts: tuple[AttemptStart, ...] = ()
     trainer: str = ""
     trainer_evidence: tuple[str, ...] = ()

@@ -58,8 +58,10 @@ def test_runs_catalog(demo_client):
     # The resumed run's add_scalars and add_hparams sub-runs join its group.
     for run_dir in truth_dirs("pytorch_resumed"):
         expected[run_dir] = (*torch_writer, "pytorch_resumed")
+    assert set(expected) <= set(runs)
     assert {
-        r: (v["framework"], v["writer"], v["group"]) for r, v in runs.items()
+        r: (runs[r]["framework"], runs[r]["writer"], runs[r]["group"])
+        for r in expected
     } == expected
     torch_truth = truth("pytorch_sgd", "pytorch_sgd")
     assert runs["pytorch_sgd"]["numPoints"] == sum(

@@ -54,10 +54,10 @@ class DecodedChunk:
     file_versions: set[str] = dataclasses.field(default_factory=set)
     source_writers: set[str] = dataclasses.field(default_factory=set)
     other_tags: dict[str, set[str]] = dataclasses.field(default_factory=dict)
-    # Tags with plugin metadata and no value (`_hparams_/*`), by plugin.
-    metadata_tags: dict[str, set[str]] = dataclasses.field(default_factory=dict)
     display_names: dict[str, str] = dataclasses.field(default_factory=dict)
     run_display_name: str = ""
+    # Hyper-parameter sources (core.hparams.HParamSource), in logged order.
+    hparams: list[Any] = dataclasses.field(default_factory=list)
     problems: list[str] = dataclasses.field(default_factory=list)
     num_records: int = 0
 

@@ -21,7 +21,14 @@ import time
 from typing import Any, Callable, Iterator
 
 from tb_multiframework.config import Config
-from tb_multiframework.ingest import detect, tfevents, tfrecord, visualdl
+from tb_multiframework.core.hparams import HParamSource
+from tb_multiframework.ingest import (
+    detect,
+    hparams,
+    tfevents,
+    tfrecord,
+    visualdl,
+)
 from tb_multiframework.ingest.attempts import AttemptTracker
 from tb_multiframework.ingest.decoded import DecodedChunk
 from tb_multiframework.store import RunMeta, Store
@@ -31,8 +38,7 @@ logger = logging.getLogger(__name__)
 _READ_BYTES = 32 << 20  # bytes read from a file at once
 _MAX_WARNINGS = 20  # per file; more are counted, not listed
 _SKIPPED_DIRS = (".tb_multiframework",)
-# Non-log files trainers write into a run directory (trainer detection).
-_SIDE_FILES = ("hparams.yaml",)
+_MAX_LOGGED_HPARAMS = 20  # hparams summaries kept per run (the last ones)
 
 
 def file_format(name: str) -> str | None:
@@ -156,8 +162,10 @@ class _RunState:
         self.run_display_name = ""
         self.source_writers: set[str] = set()
         self.notes: list[str] = []
+        self.logged_hparams: list[HParamSource] = []
+        # side file name -> ((mtime, size), source or None, problem)
+        self.side_files: dict[str, tuple[Any, HParamSource | None, str]] = {}
         self.attempts = AttemptTracker()
-        self.metadata_tags: dict[str, set[str]] = {}
 
     @property
     def format(self) -> str:
@@ -190,7 +198,6 @@ class Loader:
         self._config = config
         self._runs: dict[str, _RunState] = {}
         self._notes: dict[str, list[str]] = {}  # for runs read again
-        self._side_files: dict[str, set[str]] = {}  # run -> _SIDE_FILES there
         self._lock = threading.Lock()  # one reload at a time
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
@@ -262,6 +269,7 @@ class Loader:
             # Parents before their sub-runs, which take the parent's group.
             metas: dict[str, RunMeta] = {}
             for run in sorted(self._runs):
+                _read_side_files(self._runs[run])
                 metas[run] = self._meta(self._runs[run], metas)
                 self._store.set_meta(metas[run])
             self._store.compact()
@@ -323,16 +331,12 @@ class Loader:
         else:
             walk = os.walk(_local(self._logdir))
         root = _local(self._logdir)
-        self._side_files = {}
         for directory, subdirs, names in walk:
             subdirs[:] = sorted(d for d in subdirs if d not in _SKIPPED_DIRS)
             relative = posixpath.relpath(
                 _local(directory).replace(os.sep, "/"),
                 root.replace(os.sep, "/"),
             )
-            side = {n for n in names if n in _SIDE_FILES}
-            if side:
-                self._side_files[relative] = side
             for name in sorted(names):
                 fmt = file_format(name)
                 if fmt is not None:
@@ -415,9 +419,10 @@ class Loader:
         for kind, tags in chunk.other_tags.items():
             state.other_tags.setdefault(kind, set()).update(tags)
             state.tags.update(tags)
-        for kind, tags in chunk.metadata_tags.items():
-            state.metadata_tags.setdefault(kind, set()).update(tags)
         state.display_names.update(chunk.display_names)
+        if chunk.hparams:
+            state.logged_hparams.extend(chunk.hparams)
+            del state.logged_hparams[:-_MAX_LOGGED_HPARAMS]
         state.source_writers.update(chunk.source_writers)
         if chunk.run_display_name:
             state.run_display_name = chunk.run_display_name
@@ -451,7 +456,7 @@ class Loader:
             runs=parents or {},
             scalar_tags=scalar_tags,
             histogram_tags=histogram_tags,
-            other_tags={**state.metadata_tags, **state.other_tags},
+            other_tags=state.other_tags,
         )
         if sub_run is not None and parents is not None:
             group = parents[sub_run.parent].group
@@ -462,7 +467,7 @@ class Loader:
             writer=writer,
             scalar_tags=scalar_tags,
             other_tags=state.other_tags,
-            side_files=self._side_files.get(state.run, ()),
+            side_files=state.side_files,
         )
         config = self._config()
         override = config.for_run(state.run)
@@ -478,6 +483,8 @@ class Loader:
         warnings: list[str] = list(state.notes)
         for file_state in sorted(state.files.values(), key=lambda f: f.name):
             warnings.extend(file_state.warnings())
+        side = [state.side_files[name] for name in sorted(state.side_files)]
+        warnings.extend(problem for _, _, problem in side if problem)
         return RunMeta(
             run=state.run,
             group=override.group or group,
@@ -492,9 +499,39 @@ class Loader:
             },
             display_names=dict(state.display_names),
             display_name=state.run_display_name,
+            hparams=tuple(
+                [source for _, source, _ in side if source is not None]
+                + state.logged_hparams
+            ),
             attempt_starts=tuple(state.attempts.starts),
             trainer=trainer.trainer,
             trainer_evidence=trainer.evidence,
             parent=sub_run.parent if sub_run else "",
             sub_run=sub_run.kind if sub_run else "",
         )
+
+
+def _read_side_files(state: _RunState) -> None:
+    """(Re-)reads the settings files of a run's directory that changed.
+
+    One `stat` per known file name per reload; a file is parsed again only
+    when its modification time or size moved. Remote logdirs are skipped
+    (a request per name per run per reload would cost more than it gives).
+    """
+    paths = [f.path for f in state.files.values()]
+    if not paths or _is_remote(paths[0]):
+        return
+    directory = os.path.dirname(_local(paths[0]))
+    for name in hparams.SIDE_FILES:
+        path = os.path.join(directory, name)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            state.side_files.pop(name, None)
+            continue
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        known = state.side_files.get(name)
+        if known is not None and known[0] == stamp:
+            continue
+        source, problem = hparams.read_side_file(path, name)
+        state.side_files[name] = (stamp, source, problem)
