@@ -1,0 +1,179 @@
+"""Detectors over a training and a validation series of one metric.
+
+Both series are read on one x axis (epochs when the run has them, else
+steps) through their rolling-median trends, turned so that up is worse.
+
+- overfitting: the validation trend turns up after its best point and
+  keeps rising, while the training trend over the same x range does not
+  rise;
+- drift: both rise together, slowly (not in one jump), from about the
+  same place to the end.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .base import Anomaly, Prepared, fmt, fmt_step
+from .robust import TINY, mad_sigma, robust_range, severity, spearman
+
+MIN_PAIR_POINTS = 6  # points each series of a pair needs
+OVERFIT_RISE = 0.1  # validation rise / its improvement before the best
+TRAIN_STILL = 0.05  # training rise / its range that counts as not rising
+RISE_SIGMAS = 4.0  # a rise is this many noise sigmas
+RISING = 0.6  # rank correlation with time of a rising stretch
+DRIFT_RISE = 0.1  # a drift lifts each series by this fraction of its range
+DRIFT_LENGTH = 0.15  # a drift lasts this fraction of the x span at least
+DRIFT_ONSET = 0.3  # onsets of train and val this close (fraction of span)
+
+
+class _Rise:
+    """Where a turned trend is best and how much it rises after."""
+
+    def __init__(self, p: Prepared) -> None:
+        trend = p.bad_base
+        self.trend = trend
+        self.best = int(np.argmin(trend))
+        n = len(trend)
+        after = n - 1 - self.best
+        tail = max(2, after // 3)
+        self.end_level = float(
+            np.median(trend[min(n - 1, max(self.best + 1, n - tail)) :])
+        )
+        self.rise = self.end_level - float(trend[self.best])
+        self.improvement = float(
+            trend[: self.best + 1].max() - trend[self.best]
+        )
+        self.range = max(robust_range(trend), TINY)
+        self.noise = mad_sigma(p.bad.apply(p.y) - trend)
+        self.monotone = spearman(trend[self.best :]) if after >= 2 else 0.0
+        self.points_after = after
+
+
+def _epoch_note(p: Prepared, i: int, axis: str) -> str:
+    if axis == "epoch":
+        return f" (epoch {p.x[i]:.3g})"
+    return ""
+
+
+def _trend_at(p: Prepared, low: float, high: float) -> tuple[float, float]:
+    """The trend's median near x = low and near x = high."""
+    x, trend = p.x, p.bad_base
+    span = max(high - low, TINY)
+    near_low = trend[(x >= low - 0.05 * span) & (x <= low + 0.1 * span)]
+    near_high = trend[(x >= high - 0.1 * span) & (x <= high + 0.05 * span)]
+    if len(near_low) == 0 or len(near_high) == 0:
+        return float(np.interp(low, x, trend)), float(np.interp(high, x, trend))
+    return float(np.median(near_low)), float(np.median(near_high))
+
+
+def detect_overfitting(
+    train: Prepared, val: Prepared, *, axis: str = "step"
+) -> list[Anomaly]:
+    """Validation turns worse while training keeps improving."""
+    if len(val) < MIN_PAIR_POINTS or len(train) < MIN_PAIR_POINTS:
+        return []
+    v = _Rise(val)
+    if v.points_after < max(2, int(0.1 * len(val))):
+        return []
+    reference = max(v.improvement, 0.5 * v.range)
+    if (
+        v.rise < OVERFIT_RISE * reference
+        or v.rise < RISE_SIGMAS * v.noise
+        or v.monotone < RISING
+    ):
+        return []
+    x_best, x_end = float(val.x[v.best]), float(val.x[-1])
+    if x_end <= x_best or train.x[0] > x_best or train.x[-1] < x_best:
+        return []
+    t_best, t_end = _trend_at(train, x_best, min(x_end, float(train.x[-1])))
+    train_range = max(robust_range(train.bad_base), TINY)
+    if t_end - t_best > TRAIN_STILL * train_range:
+        return []
+    best = val.bad.undo(float(v.trend[v.best]))
+    end = val.bad.undo(v.end_level)
+    message = (
+        f"validation turns worse from step {fmt_step(val.step_at(v.best))}"
+        f"{_epoch_note(val, v.best, axis)}: from {fmt(best)} to {fmt(end)}, "
+        f"while training keeps improving ({fmt(train.bad.undo(t_best))} to "
+        f"{fmt(train.bad.undo(t_end))})"
+    )
+    return [
+        val.anomaly(
+            "overfitting",
+            v.best,
+            len(val) - 1,
+            severity(v.rise / (OVERFIT_RISE * reference), full=6.0),
+            message,
+            {
+                "bestStep": val.step_at(v.best),
+                "best": best,
+                "last": end,
+                "riseRelative": v.rise / reference,
+                "trainChange": train.bad.undo(t_end) - train.bad.undo(t_best),
+            },
+        )
+    ]
+
+
+def _drifting(p: Prepared) -> _Rise | None:
+    r = _Rise(p)
+    span = float(p.x[-1] - p.x[0])
+    if span <= 0 or r.points_after < 3:
+        return None
+    if (
+        r.rise < DRIFT_RISE * r.range
+        or r.rise < RISE_SIGMAS * r.noise
+        or r.monotone < RISING
+    ):
+        return None
+    if float(p.x[-1] - p.x[r.best]) < DRIFT_LENGTH * span:
+        return None
+    # Slow: half of the rise is not reached right after the onset.
+    half = r.trend[r.best] + 0.5 * r.rise
+    reach = r.best + int(np.argmax(r.trend[r.best :] >= half))
+    if float(p.x[reach] - p.x[r.best]) < 0.2 * float(p.x[-1] - p.x[r.best]):
+        return None
+    return r
+
+
+def detect_drift(
+    train: Prepared, val: Prepared, *, axis: str = "step"
+) -> tuple[list[Anomaly], list[Anomaly]]:
+    """Train and val worsen together, slowly: (train's, val's) anomalies."""
+    if len(val) < MIN_PAIR_POINTS or len(train) < MIN_PAIR_POINTS:
+        return [], []
+    t, v = _drifting(train), _drifting(val)
+    if t is None or v is None:
+        return [], []
+    span = max(float(train.x[-1] - train.x[0]), TINY)
+    if abs(float(train.x[t.best] - val.x[v.best])) > DRIFT_ONSET * span:
+        return [], []
+    out = []
+    for p, r, name in ((train, t, "training"), (val, v, "validation")):
+        start = p.bad.undo(float(r.trend[r.best]))
+        end = p.bad.undo(r.end_level)
+        message = (
+            f"{name} worsens slowly from step {fmt_step(p.step_at(r.best))}"
+            f"{_epoch_note(p, r.best, axis)} to the end ({fmt(start)} to "
+            f"{fmt(end)}), together with "
+            f"{'validation' if name == 'training' else 'training'}"
+        )
+        out.append(
+            [
+                p.anomaly(
+                    "drift",
+                    r.best,
+                    len(p) - 1,
+                    severity(r.rise / (DRIFT_RISE * r.range), full=6.0),
+                    message,
+                    {
+                        "startStep": p.step_at(r.best),
+                        "from": start,
+                        "to": end,
+                        "riseRelative": r.rise / r.range,
+                    },
+                )
+            ]
+        )
+    return out[0], out[1]
