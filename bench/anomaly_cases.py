@@ -526,8 +526,8 @@ def inject_stepwise(
     rng: np.random.Generator, case: Case, trace: _Trace
 ) -> None:
     """2-5 even steps worse, every 6 %+ of the run, each 15-50 % of the
-    level and at least 6-12 noise sigmas, on a validation curve (one point
-    an epoch)."""
+    level and at least 6-12 noise sigmas (an accuracy drops by at most 15 %
+    of itself a step), on a validation curve (one point an epoch)."""
     curve = case.series["train"]
     n = len(curve.values)
     k = int(rng.integers(2, 6))
@@ -541,10 +541,13 @@ def inject_stepwise(
         marks = [first, min(n - 2, first + spacing)]
     delta = np.zeros(n)
     for m in marks:
-        delta[m:] += max(
+        step = max(
             rng.uniform(0.15, 0.5) * trace.level(m),
             rng.uniform(6, 12) * trace.sigma_at(m),
         )
+        if trace.direction == "higher":  # an accuracy stays above 0
+            step = min(step, 0.15 * float(trace.trend[m] - delta[m]))
+        delta[m:] += step
     curve.values[:] = _badness_add(trace, curve.values, delta)
     _truth(case, "train", "stepwise_rise", marks[0] - 1, marks[-1])
 
@@ -718,7 +721,11 @@ def detect_case(case: Case) -> list[Finding]:
         if curve.role == "lr":
             continue
         per_series[name] = anomalies.detect_series(
-            curve.steps, curve.values, direction=curve.direction, lr=lr_input
+            curve.steps,
+            curve.values,
+            direction=curve.direction,
+            validation=curve.role == "val",
+            lr=lr_input,
         )
     if case.pair:
         train, val = (case.series[k] for k in case.pair)
@@ -875,14 +882,24 @@ def write_cases(cases: list[Case], directory: str) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--seed", type=int, default=SCORE_SEED)
+    parser.add_argument(
+        "--seed",
+        type=lambda text: [int(x) for x in text.split(",")],
+        default=[SCORE_SEED],
+        help="a seed, or several separated by commas (scored together)",
+    )
     parser.add_argument("--per-kind", type=int, default=60)
     parser.add_argument("--clean", type=int, default=240)
     parser.add_argument("--out", help="write the cases to this directory")
     parser.add_argument("--score", action="store_true", help="score them")
     parser.add_argument("--verbose", action="store_true", help="list misses")
     args = parser.parse_args(argv)
-    cases = make_cases(args.seed, args.per_kind, args.clean)
+    cases = []
+    for seed in args.seed:
+        for case in make_cases(seed, args.per_kind, args.clean):
+            if len(args.seed) > 1:
+                case.id = f"s{seed}:{case.id}"
+            cases.append(case)
     if args.out:
         write_cases(cases, args.out)
         print(f"wrote {len(cases)} cases to {args.out}")
@@ -891,7 +908,7 @@ def main(argv: list[str] | None = None) -> int:
             0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         )
         scores = score(cases)
-        print(f"seed {args.seed}")
+        print(f"seed {','.join(map(str, args.seed))}")
         print(scores.table())
         if args.verbose:
             for kind, ids in scores.misses.items():

@@ -99,6 +99,7 @@ def detect_series(
     values: np.ndarray,
     *,
     direction: str | None = None,
+    validation: bool = False,
     lr: Series | None = None,
     kinds: Iterable[str] | None = None,
 ) -> list[Anomaly]:
@@ -109,6 +110,9 @@ def detect_series(
         values: values; NaN and +-Inf are the `nonfinite` kind and are left
             out of every other detector.
         direction: "lower" or "higher" (which way is better), or None.
+        validation: a validation (or test) metric: only those are checked
+            for `stepwise_rise` (a leak shows where the model is evaluated;
+            a training curve's noise has steps of every kind).
         lr: the run's learning rate as (steps, values), if it logs one.
         kinds: kinds to look for (default: all of `SERIES_KINDS`).
 
@@ -128,6 +132,8 @@ def detect_series(
         ("explosion", lambda: detect_explosion(p)),
     ]
     found: list[Anomaly] = []
+    if not validation:
+        wanted -= {"stepwise_rise"}
     for kind, detector in detectors:
         if kind in wanted and len(p.values):
             found.extend(detector())

@@ -24,16 +24,18 @@ from .robust import (
     coarse_view,
     robust_range,
     rolling_median,
-    second_diff_sigma,
     severity,
+    trend_sigma,
 )
 from .schedule import Schedule
 
 SHIFT_SIGMAS = 6.0  # a shift is this many sigmas of its own estimate
+STEP_SIGMAS = 4.5  # ... each step of a stepwise rise (two or more of them)
 CLIFF_DROP = 0.3  # a cliff drops the level (or range) by this fraction
-STEP_RISE = 0.08  # each step of a stepwise rise lifts it by this fraction
+STEP_RISE = 0.04  # each step of a stepwise rise lifts it by this fraction
 MIN_STEPS = 2  # steps that make a stepwise rise
 STEP_SPACING = 2.5  # most / least spacing of regular steps
+SQUARE_FALL = 0.8  # falls this large between steps make a square wave
 MIN_SHIFT_BLOCKS = 12  # coarse points a series needs for shift detection
 EXPLOSION_DECADES = 2.0  # growth, in powers of ten, that is an explosion
 MIN_EXPLOSION_SERIES = 20  # points a series needs for explosion detection
@@ -52,48 +54,89 @@ class Shift:
     last: int
 
 
-def _line_ends(c: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray]:
-    """At each boundary j in [w, M - w], the lines fitted to the w points
-    left and right of it, evaluated at j - 0.5: (left, right)."""
-    m = len(c)
-    t = np.arange(m, dtype=np.float64)
-    sy = np.r_[0.0, np.cumsum(c)]
-    sty = np.r_[0.0, np.cumsum(t * c)]
-    j = np.arange(w, m - w + 1)
-    stt = w * (w * w - 1) / 12.0
+def shift_window(blocks: int) -> int:
+    """Coarse blocks each line of the shift test is fitted to."""
+    return int(np.clip(blocks // 12, 3, 25))
 
-    def fit_at(lo: np.ndarray) -> np.ndarray:
-        hi = lo + w
-        sum_y = sy[hi] - sy[lo]
-        sum_ty = sty[hi] - sty[lo]
-        tbar = lo + (w - 1) / 2.0
-        slope = (sum_ty - tbar * sum_y) / stt
-        return sum_y / w + slope * ((j - 0.5) - tbar)
 
-    return fit_at(j - w), fit_at(j)
+def _step_fits(c: np.ndarray, w: int) -> tuple[np.ndarray, np.ndarray, float]:
+    """At each boundary j in [w, M - w]: the least-squares fit of
+    `a + b t + g [t > 0]` (a line with one slope and a step at the
+    boundary) to the w points each side.
+
+    One slope for both sides halves the noise of the step against two
+    separate lines; on a parabola the step is still 0 (the boundary is the
+    middle of the window). The fit is linear in the data, so it is two
+    correlations with fixed weights.
+
+    Returns:
+        (the level just before each boundary, the step g, the norm of g's
+        weights: g's noise sigma per unit of point noise).
+    """
+    t = np.arange(2 * w, dtype=np.float64) - w + 0.5
+    design = np.stack([np.ones(2 * w), t, (t > 0).astype(np.float64)], 1)
+    weights = np.linalg.pinv(design)  # rows: a, b, g
+    level_w = weights[0] - 0.5 * weights[1]  # a + b * (-0.5): last left point
+    before = np.correlate(c, level_w, mode="valid")
+    step = np.correlate(c, weights[2], mode="valid")
+    return before, step, float(np.linalg.norm(weights[2]))
+
+
+def _sigma_without_steps(
+    c: np.ndarray, gap: np.ndarray, w: int, scale: float
+) -> float:
+    """The trend's noise sigma, with its clearest steps taken out first.
+
+    In a short series each step makes two large second differences; a few
+    steps and a steep start are enough to inflate any percentile of them.
+    Steps past 3 sigmas of a first estimate are subtracted (largest first,
+    `w` apart) and the estimate is made again; the smaller one is kept.
+    """
+    first = trend_sigma(c)
+    z = np.abs(gap) / (first * scale + TINY)
+    order = np.argsort(-z)
+    adjusted = c.copy()
+    taken: list[int] = []
+    for k in order[z[order] >= 3.0].tolist():
+        j = k + w
+        if all(abs(j - other) >= w for other in taken):
+            adjusted[j:] -= gap[k]
+            taken.append(j)
+    if not taken:
+        return first
+    return min(first, trend_sigma(adjusted))
 
 
 def find_shifts(
-    p: Prepared, *, rising: bool, need: float | None = None
+    p: Prepared,
+    *,
+    rising: bool,
+    need: float | None = None,
+    new_low: bool = False,
+    coarse_values: np.ndarray | None = None,
+    sigmas_needed: float = SHIFT_SIGMAS,
 ) -> list[Shift]:
     """Sudden shifts of the turned level: drops (rising=False) or rises.
 
     Args:
         need: the smallest shift relative to the level (or range); default
             `STEP_RISE` for rises and `CLIFF_DROP` for drops.
+        new_low: a drop must reach below the recent past (not just end a
+            bump up).
+        coarse_values: look in these instead of `p.coarse.values` (same
+            blocks).
+        sigmas_needed: the smallest shift in sigmas of its estimate.
     """
-    coarse = p.coarse
-    c = coarse.values
+    c = p.coarse.values if coarse_values is None else coarse_values
     m = len(c)
     if m < MIN_SHIFT_BLOCKS:
         return []
-    w = int(np.clip(m // 12, 3, 25))
+    w = shift_window(m)
     short = max(2, w // 3)
-    left, right = _line_ends(c, w)
-    gap = right - left
-    sigma = second_diff_sigma(c)
+    left, gap, scale = _step_fits(c, w)
+    sigma = _sigma_without_steps(c, gap, w, scale)
     spread = robust_range(c)
-    noise = sigma * math.sqrt(8.0 / w) + TINY
+    noise = sigma * scale + TINY
     sigmas = gap / noise
     if p.bad.zero_bounded:
         reference = np.maximum(left, max(0.05 * spread, TINY))
@@ -103,12 +146,11 @@ def find_shifts(
     sign = 1.0 if rising else -1.0
     if need is None:
         need = STEP_RISE if rising else CLIFF_DROP
-    ok = (sign * sigmas >= SHIFT_SIGMAS) & (relative >= need)
+    ok = (sign * sigmas >= sigmas_needed) & (relative >= need)
     if not ok.any():
         return []
-    short_left, short_right = _line_ends(c, short)
     offset = w - short
-    short_gap = (short_right - short_left)[offset : offset + len(gap)]
+    short_gap = _step_fits(c, short)[1][offset : offset + len(gap)]
     ok &= sign * short_gap >= 0.5 * sign * gap
     shifts: list[Shift] = []
     for k in np.flatnonzero(ok)[np.argsort(-np.abs(sigmas[ok]))].tolist():
@@ -119,7 +161,7 @@ def find_shifts(
         # of a bump up).
         after = float(np.median(c[j : j + w]))
         past = c[max(0, j - 3 * w) : j]
-        if not rising and after > float(past.min()) + 0.5 * gap[k]:
+        if new_low and after > float(past.min()) + 0.5 * gap[k]:
             continue
         first, last = _locate(p, j, rising)
         shifts.append(
@@ -137,23 +179,24 @@ def find_shifts(
 
 
 def _locate(p: Prepared, boundary: int, rising: bool) -> tuple[int, int]:
-    """The finite-point range where a coarse shift happens."""
+    """The finite-point range where a coarse shift happens: the cut that
+    best splits the blocks around the boundary into two levels (means of
+    `h` points each side), widened by half a block for its uncertainty."""
     coarse = p.coarse
-    lo = int(coarse.starts[max(0, boundary - 2)])
-    hi = int(coarse.stops[min(len(coarse) - 1, boundary + 1)])
-    values = p.bad_base[lo:hi]
     h = max(2, coarse.block)
-    sums = np.r_[0.0, np.cumsum(values)]
+    lo = max(0, int(coarse.starts[max(0, boundary - 2)]) - h)
+    hi = min(len(p), int(coarse.stops[min(len(coarse) - 1, boundary + 1)]) + h)
+    values = p.bad.apply(p.despiked[lo:hi])
     n = len(values)
-    cut = np.arange(1, n)
-    width_l = np.minimum(cut, h)
-    width_r = np.minimum(n - cut, h)
-    mean_l = (sums[cut] - sums[cut - width_l]) / width_l
-    mean_r = (sums[cut + width_r] - sums[cut]) / width_r
-    change = mean_r - mean_l
-    i = lo + int(cut[np.argmax(change if rising else -change)])
+    if n < 2 * h + 1:
+        i = int(coarse.starts[boundary])
+    else:
+        sums = np.r_[0.0, np.cumsum(values)]
+        cut = np.arange(h, n - h + 1)
+        change = (sums[cut + h] - 2 * sums[cut] + sums[cut - h]) / h
+        i = lo + int(cut[np.argmax(change if rising else -change)])
     spread = max(1, coarse.block // 2)
-    return i - spread, i - 1 + spread
+    return max(0, i - spread), min(len(p) - 1, i - 1 + spread)
 
 
 def _explained(
@@ -179,7 +222,7 @@ def _step_per_point(p: Prepared) -> float:
 def detect_cliffs(p: Prepared, lr: Schedule | None = None) -> list[Anomaly]:
     """Sudden drops to a much better level that stays there."""
     out = []
-    for shift in find_shifts(p, rising=False):
+    for shift in find_shifts(p, rising=False, new_low=True):
         if _explained(p, shift.first, shift.last, lr) is not None:
             continue
         old = p.bad.undo(shift.before)
@@ -213,27 +256,38 @@ def detect_cliffs(p: Prepared, lr: Schedule | None = None) -> list[Anomaly]:
 def detect_stepwise_rise(
     p: Prepared, lr: Schedule | None = None
 ) -> list[Anomaly]:
-    """Two or more sudden, lasting steps to a worse level, evenly spaced."""
+    """Two or more sudden, lasting steps to a worse level, evenly spaced.
+
+    Only for a metric whose better direction is known.
+    """
+    if p.direction is None:
+        return []
     shifts = [
         s
-        for s in find_shifts(p, rising=True)
+        for s in find_shifts(p, rising=True, sigmas_needed=STEP_SIGMAS)
         if _explained(p, s.first, s.last, lr) is None
     ]
+    shifts = _regular(p, shifts)
     if len(shifts) < MIN_STEPS:
         return []
-    # Steps add up: no drop as sudden between them (a square wave's
-    # rising edges alternate with falling ones).
-    smallest = min(s.relative for s in shifts)
-    first, last = shifts[0].boundary, shifts[-1].boundary
-    if any(
-        first <= d.boundary <= last
-        for d in find_shifts(p, rising=False, need=0.5 * smallest)
-    ):
+    # Steps add up. With the steps taken out, the curve has no drops as
+    # sudden and as large (a square wave's rising edges alternate with
+    # falling ones).
+    c = p.coarse.values.copy()
+    for shift in shifts:
+        c[shift.boundary :] -= shift.gap
+    typical = float(np.median([s.relative for s in shifts]))
+    drops = [
+        d
+        for d in find_shifts(
+            p, rising=False, need=SQUARE_FALL * typical, coarse_values=c
+        )
+        if shifts[0].boundary <= d.boundary <= shifts[-1].boundary
+    ]
+    if 2 * len(drops) >= len(shifts):
         return []
     steps = [p.step_at(s.last) for s in shifts]
     spacing = np.diff(steps)
-    if len(spacing) >= 2 and spacing.max() > STEP_SPACING * spacing.min():
-        return []
     start = p.bad.undo(shifts[0].before)
     end = p.bad.undo(shifts[-1].before + shifts[-1].gap)
     message = (
@@ -258,6 +312,20 @@ def detect_stepwise_rise(
             },
         )
     ]
+
+
+def _regular(p: Prepared, shifts: list[Shift]) -> list[Shift]:
+    """The steps that are evenly spaced: the weakest step is dropped until
+    the largest spacing is at most `STEP_SPACING` x the smallest."""
+    kept = list(shifts)
+    while len(kept) >= MIN_STEPS:
+        steps = [p.step_at(s.last) for s in kept]
+        spacing = np.diff(steps)
+        if len(spacing) < 2 or spacing.max() <= STEP_SPACING * spacing.min():
+            return kept
+        weakest = min(range(len(kept)), key=lambda i: kept[i].sigmas)
+        kept.pop(weakest)
+    return kept
 
 
 def detect_explosion(p: Prepared) -> list[Anomaly]:

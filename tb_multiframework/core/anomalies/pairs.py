@@ -1,7 +1,8 @@
 """Detectors over a training and a validation series of one metric.
 
 Both series are read on one x axis (epochs when the run has them, else
-steps) through their rolling-median trends, turned so that up is worse.
+steps) through their coarse trends (block medians), turned so that up is
+worse.
 
 - overfitting: the validation trend turns up after its best point and
   keeps rising, while the training trend over the same x range does not
@@ -12,10 +13,19 @@ steps) through their rolling-median trends, turned so that up is worse.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .base import Anomaly, Prepared, fmt, fmt_step
-from .robust import TINY, mad_sigma, robust_range, severity, spearman
+from .robust import (
+    BASE_WIDTH,
+    TINY,
+    mad_sigma,
+    robust_range,
+    severity,
+    spearman,
+)
 
 MIN_PAIR_POINTS = 6  # points each series of a pair needs
 OVERFIT_RISE = 0.1  # validation rise / its improvement before the best
@@ -28,26 +38,48 @@ DRIFT_ONSET = 0.3  # onsets of train and val this close (fraction of span)
 
 
 class _Rise:
-    """Where a turned trend is best and how much it rises after."""
+    """Where a series' coarse trend (turned) is best and how much it rises
+    after.
+
+    Attributes:
+        trend: the coarse trend (block medians, up = worse).
+        tx: x at each block's middle.
+        best_block: the block where the trend is best.
+        best: the point in the middle of that block.
+        end_level: the trend's median over the last third after the best.
+        rise: end_level - the best level.
+        improvement: how much the trend improved up to its best.
+        range: the trend's robust range.
+        noise: sigma of `end_level` (a median over many points).
+        monotone: rank correlation of the trend after its best with time.
+        blocks_after: blocks after the best.
+    """
 
     def __init__(self, p: Prepared) -> None:
-        trend = p.bad_base
+        coarse = p.coarse
+        trend = coarse.values
         self.trend = trend
-        self.best = int(np.argmin(trend))
-        n = len(trend)
-        after = n - 1 - self.best
+        middle = (coarse.starts + coarse.stops - 1) // 2
+        self.tx = p.x[middle]
+        self.best_block = int(np.argmin(trend))
+        self.best = int(middle[self.best_block])
+        m = len(trend)
+        after = m - 1 - self.best_block
         tail = max(2, after // 3)
         self.end_level = float(
-            np.median(trend[min(n - 1, max(self.best + 1, n - tail)) :])
+            np.median(trend[min(m - 1, max(self.best_block + 1, m - tail)) :])
         )
-        self.rise = self.end_level - float(trend[self.best])
+        self.rise = self.end_level - float(trend[self.best_block])
         self.improvement = float(
-            trend[: self.best + 1].max() - trend[self.best]
+            trend[: self.best_block + 1].max() - trend[self.best_block]
         )
         self.range = max(robust_range(trend), TINY)
-        self.noise = mad_sigma(p.bad.apply(p.y) - trend)
-        self.monotone = spearman(trend[self.best :]) if after >= 2 else 0.0
-        self.points_after = after
+        point_noise = mad_sigma(p.bad.apply(p.despiked) - p.bad_base)
+        self.noise = point_noise / math.sqrt(max(1, tail * coarse.block))
+        self.monotone = (
+            spearman(trend[self.best_block :]) if after >= 2 else 0.0
+        )
+        self.blocks_after = after
 
 
 def _epoch_note(p: Prepared, i: int, axis: str) -> str:
@@ -74,7 +106,7 @@ def detect_overfitting(
     if len(val) < MIN_PAIR_POINTS or len(train) < MIN_PAIR_POINTS:
         return []
     v = _Rise(val)
-    if v.points_after < max(2, int(0.1 * len(val))):
+    if v.blocks_after < max(2, int(0.1 * len(v.trend))):
         return []
     reference = max(v.improvement, 0.5 * v.range)
     if (
@@ -90,7 +122,7 @@ def detect_overfitting(
     train_range = max(robust_range(train.bad_base), TINY)
     if t_end - t_best > TRAIN_STILL * train_range:
         return []
-    best = val.bad.undo(float(v.trend[v.best]))
+    best = val.bad.undo(float(v.trend[v.best_block]))
     end = val.bad.undo(v.end_level)
     message = (
         f"validation turns worse from step {fmt_step(val.step_at(v.best))}"
@@ -119,7 +151,7 @@ def detect_overfitting(
 def _drifting(p: Prepared) -> _Rise | None:
     r = _Rise(p)
     span = float(p.x[-1] - p.x[0])
-    if span <= 0 or r.points_after < 3:
+    if span <= 0 or r.blocks_after < 3:
         return None
     if (
         r.rise < DRIFT_RISE * r.range
@@ -127,12 +159,13 @@ def _drifting(p: Prepared) -> _Rise | None:
         or r.monotone < RISING
     ):
         return None
-    if float(p.x[-1] - p.x[r.best]) < DRIFT_LENGTH * span:
+    onset = float(r.tx[r.best_block])
+    if float(p.x[-1]) - onset < DRIFT_LENGTH * span:
         return None
     # Slow: half of the rise is not reached right after the onset.
-    half = r.trend[r.best] + 0.5 * r.rise
-    reach = r.best + int(np.argmax(r.trend[r.best :] >= half))
-    if float(p.x[reach] - p.x[r.best]) < 0.2 * float(p.x[-1] - p.x[r.best]):
+    half = r.trend[r.best_block] + 0.5 * r.rise
+    reach = r.best_block + int(np.argmax(r.trend[r.best_block :] >= half))
+    if float(r.tx[reach]) - onset < 0.2 * (float(p.x[-1]) - onset):
         return None
     return r
 
@@ -151,7 +184,7 @@ def detect_drift(
         return [], []
     out = []
     for p, r, name in ((train, t, "training"), (val, v, "validation")):
-        start = p.bad.undo(float(r.trend[r.best]))
+        start = p.bad.undo(float(r.trend[r.best_block]))
         end = p.bad.undo(r.end_level)
         message = (
             f"{name} worsens slowly from step {fmt_step(p.step_at(r.best))}"

@@ -27,9 +27,9 @@ from .base import Anomaly, Prepared, fmt, fmt_step
 from .robust import (
     MAD_TO_SIGMA,
     TINY,
-    noise_sigma,
     robust_range,
     severity,
+    trend_sigma,
 )
 from .schedule import Schedule
 
@@ -43,7 +43,7 @@ ABRUPT = 0.1  # improvement just inside / just before the stretch
 SMOOTH_NOISE = 0.002  # relative noise below which a curve is smooth
 Q75_TO_SIGMA = 1.15  # the 75th percentile of |N(0, 1)|
 MIN_NOISE_POINTS = 8  # points a noise estimate needs
-NOISE_SAMPLE = 2000  # points a noise estimate reads at most (evenly)
+NOISE_BLOCK = 16  # points per block of a long stretch's noise estimate
 MIN_PLATEAU_BLOCKS = 12  # coarse points a series needs
 
 
@@ -74,6 +74,10 @@ def detect_plateaus(p: Prepared, lr: Schedule | None = None) -> list[Anomaly]:
     )
     if len(candidates) == 0:
         return []
+    # Stretches ending at one block are suffixes of the longest of them:
+    # judge only that one.
+    _, longest = np.unique(ends[candidates], return_index=True)
+    candidates = candidates[longest]
     noise = _Noise(p, zero_bounded, spread)
     # Level change over two blocks (a jump may straddle a block edge).
     jumps = np.abs(np.r_[c[2:] - c[:-2], c[-1] - c[-2]])
@@ -138,18 +142,37 @@ class _Noise:
             self.relative = residual / np.maximum(np.abs(p.bad_base), TINY)
         else:
             self.relative = residual / max(spread, TINY)
+        # Long stretches read per-block estimates (cheap to combine).
+        count = len(residual) // NOISE_BLOCK
+        body = np.sort(
+            self.relative[: count * NOISE_BLOCK].reshape(count, NOISE_BLOCK),
+            axis=1,
+        )
+        half, three = NOISE_BLOCK // 2, 3 * NOISE_BLOCK // 4
+        self.blocks = np.maximum(
+            MAD_TO_SIGMA * 0.5 * (body[:, half - 1] + body[:, half]),
+            0.5 * (body[:, three - 1] + body[:, three]) / Q75_TO_SIGMA,
+        )
         self.overall = self.of(0, len(residual) - 1)
+
+    @staticmethod
+    def _estimate(values: np.ndarray, axis: int | None = None) -> np.ndarray:
+        return np.maximum(
+            MAD_TO_SIGMA * np.median(values, axis=axis),
+            np.quantile(values, 0.75, axis=axis) / Q75_TO_SIGMA,
+        )
 
     def of(self, first: int, last: int) -> float:
         """The pooled relative noise of points first..last."""
-        part = self.relative[max(0, first) : last + 1]
-        part = part[:: max(1, len(part) // NOISE_SAMPLE)]
+        first = max(0, first)
+        lo = -(-first // NOISE_BLOCK)
+        hi = min((last + 1) // NOISE_BLOCK, len(self.blocks))
+        if hi - lo >= 3:
+            return float(np.median(self.blocks[lo:hi]))
+        part = self.relative[first : last + 1]
         if len(part) < MIN_NOISE_POINTS:
             return float("nan")
-        return max(
-            MAD_TO_SIGMA * float(np.median(part)),
-            float(np.quantile(part, 0.75)) / Q75_TO_SIGMA,
-        )
+        return float(self._estimate(part))
 
     def around(self, first: int, last: int) -> tuple[float, list[float]]:
         """(noise inside first..last, noise of as many points just before
@@ -185,7 +208,7 @@ def _why_stuck(
     inside, sides = noise.around(
         int(coarse.starts[a]), int(coarse.stops[e]) - 1
     )
-    if noise.overall > SMOOTH_NOISE and sides and min(sides) > SMOOTH_NOISE:
+    if sides and min(sides) > SMOOTH_NOISE:
         if not np.isfinite(inside):
             return None
         ratio = inside / max(min(sides), TINY)
@@ -220,14 +243,3 @@ def _why_stuck(
                 {"improvementBefore": before / spread},
             )
     return None
-
-
-def trend_sigma(c: np.ndarray) -> float:
-    """Noise sigma of a coarse trend, from its second differences.
-
-    `noise_sigma`, not the MAD alone: a median-filtered quantised series
-    (accuracies of k/32) has second differences that are mostly 0.
-    """
-    if len(c) < 3:
-        return 0.0
-    return noise_sigma(c[2:] - 2 * c[1:-1] + c[:-2]) / float(np.sqrt(6.0))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .base import MAX_PER_KIND, Anomaly, Prepared, fmt, fmt_step
-from .robust import TINY, robust_range, severity
+from .robust import TINY, noise_sigma, robust_range, severity
 
 SPIKE_SIGMAS = 12.0  # a spike is this many local noise sigmas off the trend
 SPIKE_LEVEL = 0.1  # ... and this fraction of the trend's level off it
@@ -13,7 +13,7 @@ SPIKE_NEIGHBOUR = 1 / 3  # neighbours this far past threshold join a spike
 MAX_SPIKE_POINTS = 5  # wider excursions are not spikes
 MIN_SPIKE_SERIES = 20  # points a series needs for spike detection
 SIDE_POINTS = 5  # points each side of a spike its side lines go through
-SIDE_SHARE = 0.5  # a spike is this share of its threshold off each line
+SIDE_NOISE = 32  # points each side of a spike its side noise comes from
 
 
 def detect_nonfinite(p: Prepared) -> list[Anomaly]:
@@ -72,27 +72,40 @@ def detect_nonfinite(p: Prepared) -> list[Anomaly]:
     return out
 
 
-def _off_both_sides(
-    y: np.ndarray, first: int, last: int, peak: int, threshold: float
-) -> bool:
-    """Whether the peak is off the straight lines through the points just
-    left and just right of the excursion (where there are 2 or more).
+def _stands_out(
+    p: Prepared, first: int, last: int, peak: int, level_floor: float
+) -> float:
+    """How far past its threshold the peak is, judged from each side.
 
-    A rolling median mistakes the corner of a step on a steep slope for
-    a spike; one of the two side lines goes through such a corner.
+    Each side of the excursion (`SIDE_POINTS` points) gets a straight line
+    and its own noise (from `SIDE_NOISE` points): the peak must be off the
+    line by `SPIKE_SIGMAS` x the larger noise and by the level floor, on
+    both sides that have points. A rolling median mistakes the corner of a
+    step on a steep slope for a spike (one side line goes through it), and
+    the first noisy point after a stretch of collapsed noise (the larger
+    side noise is normal there).
+
+    Returns:
+        The smaller of the two sides' (distance / threshold); below 1 the
+        peak is not a spike.
     """
-    for lo, hi in (
-        (first - SIDE_POINTS, first),
-        (last + 1, last + 1 + SIDE_POINTS),
+    y, residual = p.y, p.y - p.base
+    n = len(y)
+    ratio = np.inf
+    for lo, hi, nlo, nhi in (
+        (first - SIDE_POINTS, first, first - SIDE_NOISE, first),
+        (last + 1, last + 1 + SIDE_POINTS, last + 1, last + 1 + SIDE_NOISE),
     ):
-        lo, hi = max(0, lo), min(len(y), hi)
+        lo, hi = max(0, lo), min(n, hi)
         if hi - lo < 2:
             continue
         t = np.arange(lo, hi, dtype=np.float64)
         slope, intercept = np.polyfit(t, y[lo:hi], 1)
-        if abs(y[peak] - (slope * peak + intercept)) < SIDE_SHARE * threshold:
-            return False
-    return True
+        distance = abs(y[peak] - (slope * peak + intercept))
+        sigma = noise_sigma(residual[max(0, nlo) : min(n, nhi)])
+        threshold = max(SPIKE_SIGMAS * sigma, level_floor, TINY)
+        ratio = min(ratio, distance / threshold)
+    return float(ratio)
 
 
 def detect_spikes(p: Prepared) -> list[Anomaly]:
@@ -143,13 +156,14 @@ def detect_spikes(p: Prepared) -> list[Anomaly]:
         taken[first : last + 1] = True
         if last - first + 1 > MAX_SPIKE_POINTS:
             continue
-        if not _off_both_sides(y, first, last, i, threshold[i]):
+        side_ratio = _stands_out(p, first, last, i, SPIKE_LEVEL * level[i])
+        if side_ratio < 1.0:
             continue
-        candidates.append((i, first, last))
+        candidates.append((i, first, last, min(ratio[i], side_ratio)))
         if len(candidates) >= MAX_PER_KIND:
             break
     out = []
-    for peak, first, last in sorted(candidates, key=lambda c: c[1]):
+    for peak, first, last, strength in sorted(candidates, key=lambda c: c[1]):
         width = last - first + 1
         z = abs(residual[peak]) / max(sigma[peak], TINY)
         where = (
@@ -168,7 +182,7 @@ def detect_spikes(p: Prepared) -> list[Anomaly]:
                 "spike",
                 first,
                 last,
-                severity(float(ratio[peak])),
+                severity(float(strength)),
                 message,
                 {
                     "value": float(y[peak]),

@@ -19,6 +19,7 @@ from ..types import FloatArray
 
 MAD_TO_SIGMA = 1.4826  # sigma of a normal distribution per unit of MAD
 Q90_TO_SIGMA = 1.645  # the 90th percentile of |N(0, 1)|
+Q25_TO_SIGMA = 0.3186  # the 25th percentile of |N(0, 1)|
 COARSE_POINTS = 300  # blocks of the coarse view of a long series
 BASE_WIDTH = 11  # points of the rolling median a spike is measured against
 NOISE_BLOCK = 64  # points per block of a local noise estimate
@@ -128,6 +129,23 @@ def second_diff_sigma(values: FloatArray) -> float:
     return mad_sigma(d2) / math.sqrt(6.0)
 
 
+def trend_sigma(c: FloatArray) -> float:
+    """Noise sigma of a coarse trend, from its second differences.
+
+    From their 25th percentile, not the median: in a short series a steep
+    start and a few steps make many large second differences, which must
+    not set the scale. When that is 0, as for the block medians of a
+    quantised series (accuracies of k/32), `noise_sigma`'s percentile.
+    """
+    if len(c) < 3:
+        return 0.0
+    d2 = np.abs(c[2:] - 2 * c[1:-1] + c[:-2])
+    sigma = float(np.quantile(d2, 0.25)) / Q25_TO_SIGMA
+    if sigma <= 0.0:
+        sigma = noise_sigma(d2)
+    return sigma / math.sqrt(6.0)
+
+
 def blockwise(
     values: FloatArray, block: int, reduce: str = "noise"
 ) -> tuple[FloatArray, np.ndarray]:
@@ -222,8 +240,9 @@ class Badness:
 def badness(values: FloatArray, direction: str | None) -> Badness:
     """How to turn a metric so that higher is worse.
 
-    Lower-is-better metrics stay as they are (zero-bounded when all
-    positive); accuracies in [0, 1] or [0, 100] become error rates; other
+    Lower-is-better metrics stay as they are (zero-bounded when 95 % of
+    the values are >= 0: noise around a loss near 0 dips below it);
+    accuracies in [0, 1] or [0, 100] become error rates; other
     higher-is-better metrics are negated; an unknown direction is treated
     as lower-is-better (a norm, a loss-like quantity).
     """
@@ -236,7 +255,7 @@ def badness(values: FloatArray, direction: str | None) -> Badness:
         if low >= 0.0 and high <= 100.0:
             return Badness(-1.0, 100.0, True)
         return Badness(-1.0, 0.0, False)
-    return Badness(1.0, 0.0, low >= 0.0)
+    return Badness(1.0, 0.0, float(np.quantile(values, 0.05)) >= 0.0)
 
 
 def robust_range(values: FloatArray) -> float:

@@ -15,6 +15,9 @@ import math
 import numpy as np
 
 LR_CHANGE = 1.2  # factor between consecutive learning rates that counts
+JUMP_NEIGHBOURS = 5  # changes each side a jump is compared with
+JUMP_OVER = 3.0  # a jump is this many times the median change around it
+NEGLIGIBLE = 1e-3  # rates below this share of the largest do not count
 
 
 class Schedule:
@@ -32,8 +35,15 @@ class Schedule:
         order = np.argsort(steps[keep], kind="stable")
         self.steps = steps[keep][order]
         self.values = values[keep][order]
-        logs = np.log(self.values)
-        jump = np.abs(np.diff(logs)) >= math.log(LR_CHANGE)
+        change = np.abs(np.diff(np.log(self.values)))
+        # A jump stands out of the changes around it: a cosine schedule
+        # near its end changes fast too, but smoothly.
+        around = _neighbour_median(change, JUMP_NEIGHBOURS)
+        jump = (change >= math.log(LR_CHANGE)) & (change >= JUMP_OVER * around)
+        # Among rates ~0 (the end of a cosine schedule) nothing moves.
+        if len(self.values):
+            larger = np.maximum(self.values[:-1], self.values[1:])
+            jump &= larger >= NEGLIGIBLE * float(self.values.max())
         where = np.flatnonzero(jump)
         # Between the last step at the old rate and the first at the new.
         self.jumps = np.stack([self.steps[where], self.steps[where + 1]], 1)
@@ -65,3 +75,17 @@ class Schedule:
         if len(inside) < 2:
             return False
         return float(inside[-1] / inside.min()) >= LR_CHANGE
+
+
+def _neighbour_median(values: np.ndarray, k: int) -> np.ndarray:
+    """Per element, the median of up to k elements each side (not itself)."""
+    n = len(values)
+    if n == 0:
+        return values
+    padded = np.r_[np.full(k, np.nan), values, np.full(k, np.nan)]
+    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * k + 1)
+    others = np.delete(windows, k, axis=1)
+    out = np.zeros(n)
+    has = ~np.all(np.isnan(others), axis=1)
+    out[has] = np.nanmedian(others[has], axis=1)
+    return out
