@@ -14,7 +14,6 @@ by a learning-rate change at the same place.
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 

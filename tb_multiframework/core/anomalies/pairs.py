@@ -19,7 +19,6 @@ import numpy as np
 
 from .base import Anomaly, Prepared, fmt, fmt_step
 from .robust import (
-    BASE_WIDTH,
     TINY,
     mad_sigma,
     robust_range,
@@ -35,6 +34,7 @@ RISING = 0.6  # rank correlation with time of a rising stretch
 DRIFT_RISE = 0.1  # a drift lifts each series by this fraction of its range
 DRIFT_LENGTH = 0.15  # a drift lasts this fraction of the x span at least
 DRIFT_ONSET = 0.3  # onsets of train and val this close (fraction of span)
+DRIFT_HALFWAY = 0.8  # share of a drift's rise reached halfway, at most
 
 
 class _Rise:
@@ -162,10 +162,13 @@ def _drifting(p: Prepared) -> _Rise | None:
     onset = float(r.tx[r.best_block])
     if float(p.x[-1]) - onset < DRIFT_LENGTH * span:
         return None
-    # Slow: half of the rise is not reached right after the onset.
-    half = r.trend[r.best_block] + 0.5 * r.rise
-    reach = r.best_block + int(np.argmax(r.trend[r.best_block :] >= half))
-    if float(r.tx[reach]) - onset < 0.2 * (float(p.x[-1]) - onset):
+    # Slow: halfway from the onset to the end, part of the rise is still
+    # to come (a jump at the onset is all done by then).
+    after = len(r.trend) - r.best_block
+    middle = r.best_block + after // 2
+    reach = max(1, after // 10)
+    halfway = float(np.median(r.trend[middle - reach : middle + reach + 1]))
+    if halfway - float(r.trend[r.best_block]) > DRIFT_HALFWAY * r.rise:
         return None
     return r
 

@@ -72,8 +72,13 @@ def detect_rank_desync(
     trends = np.stack(
         [np.interp(grid, members[i].x, members[i].base) for i in sharing]
     )
+    # Each rank against the median of the others (with two ranks, the
+    # other one: the median of both would split their distance).
+    deviation = np.empty_like(trends)
+    for row in range(len(sharing)):
+        others = np.delete(trends, row, axis=0)
+        deviation[row] = trends[row] - np.median(others, axis=0)
     median = np.median(trends, axis=0)
-    deviation = trends - median
     head = GRID_POINTS // 5
     spread = float(np.median(np.abs(deviation[:, :head])))
     noise = BASE_NOISE * float(
@@ -82,14 +87,17 @@ def detect_rank_desync(
         )
     )
     zero_bounded = all(members[i].bad.zero_bounded for i in sharing)
-    level = (
-        float(np.median(np.abs(median)))
-        if zero_bounded
-        else float(np.quantile(median, 0.99) - np.quantile(median, 0.01))
+    if zero_bounded:  # relative to the level there and then
+        level = np.abs(median)
+    else:
+        level = np.full(
+            GRID_POINTS,
+            float(np.quantile(median, 0.99) - np.quantile(median, 0.01)),
+        )
+    threshold = np.maximum(
+        DESYNC_SIGMAS * max(spread, noise), DESYNC_LEVEL * level
     )
-    threshold = max(
-        DESYNC_SIGMAS * max(spread, noise), DESYNC_LEVEL * level, TINY
-    )
+    threshold = np.maximum(threshold, TINY)
     need = max(3, int(DESYNC_FRACTION * GRID_POINTS))
     for row, i in enumerate(sharing):
         off = np.abs(deviation[row]) >= threshold
@@ -102,10 +110,11 @@ def detect_rank_desync(
         last = max(first, int(np.searchsorted(p.x, grid[g1], side="right")) - 1)
         peak = g0 + int(np.argmax(np.abs(deviation[row, g0 : g1 + 1])))
         size = float(deviation[row, peak])
+        limit = float(threshold[peak])
         message = (
             f"{names[i]} moves away from the other ranks from step "
             f"{fmt_step(p.step_at(first))}: {fmt(abs(size))} "
-            f"{'above' if size > 0 else 'below'} their median "
+            f"{'above' if size > 0 else 'below'} the others' median "
             f"(usual spread {fmt(max(spread, noise))})"
         )
         out[i].append(
@@ -113,12 +122,12 @@ def detect_rank_desync(
                 "rank_desync",
                 first,
                 last,
-                severity(abs(size) / threshold, 10.0),
+                severity(abs(size) / limit, 10.0),
                 message,
                 {
                     "deviation": size,
                     "usualSpread": max(spread, noise),
-                    "threshold": threshold,
+                    "threshold": limit,
                 },
             )
         )
