@@ -23,6 +23,12 @@ from typing import Any
 
 import numpy as np
 
+from tb_multiframework.anomaly_api import (
+    AnomalyFinder,
+    AnomalyQuery,
+    NotFoundError,
+    RunsView,
+)
 from tb_multiframework.config import Config, ConfigFile
 from tb_multiframework.core import histdiff, layouts, pairing
 from tb_multiframework.core.axes import EpochMap, axis_values, build_epoch_map
@@ -168,6 +174,7 @@ class Api:
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
+        self._anomalies = AnomalyFinder(store)
 
     # Derived state.
 
@@ -706,6 +713,32 @@ class Api:
                 f"layouts cannot be saved: {self._layout_path_reason}"
             )
         return self._layout_store
+
+    # Anomalies.
+
+    def anomalies(self, query: AnomalyQuery) -> Encoded:
+        """`GET anomalies`: the flagged ranges of the series asked for."""
+        return self._cached(
+            ("anomalies", query), lambda: self.anomaly_payload(query)
+        )
+
+    def anomaly_payload(self, query: AnomalyQuery) -> dict[str, Any]:
+        """The `GET anomalies` answer as a dict (for callers without HTTP,
+        such as a command line)."""
+        ctx = self._context()
+        view = RunsView(
+            summaries=ctx.summaries,
+            infos=ctx.infos,
+            epoch_maps=ctx.epoch_maps,
+            aliases=ctx.aliases,
+            metrics=ctx.metrics,
+        )
+        try:
+            payload = self._anomalies.payload(view, query)
+        except NotFoundError as error:
+            raise NotFound(str(error)) from None
+        payload["dataVersion"] = self._store.version
+        return payload
 
 
 @dataclasses.dataclass(frozen=True)

@@ -24,8 +24,10 @@ from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
 from tb_multiframework import api
+from tb_multiframework.anomaly_api import AnomalyQuery
 from tb_multiframework.config import ConfigFile, default_config_path
 from tb_multiframework.core import histdiff
+from tb_multiframework.core.anomalies import parse_kinds
 from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
@@ -152,6 +154,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             "/histogram_pairs": self.histogram_pairs_route,
             "/layouts": self.layouts_route,
             "/layout_preview": self.layout_preview_route,
+            "/anomalies": self.anomalies_route,
         }
 
     def is_active(self) -> bool:
@@ -274,6 +277,12 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             return _error(request, 405, "use POST with a JSON body")
         return _answer(
             request, lambda: self._api.preview_layout(_json_body(request))
+        )
+
+    @wrappers.Request.application
+    def anomalies_route(self, request: wrappers.Request) -> wrappers.Response:
+        return _answer(
+            request, lambda: self._api.anomalies(_anomaly_query(request))
         )
 
 
@@ -405,6 +414,36 @@ def _histogram_query(request: wrappers.Request) -> api.HistogramQuery:
         bins=_integer(
             request, "bins", histdiff.DEFAULT_BINS, 1, histdiff.MAX_BINS
         ),
+    )
+
+
+def _anomaly_query(request: wrappers.Request) -> AnomalyQuery:
+    runs = tuple(request.args.getlist("run"))
+    if len(runs) > _MAX_RUNS:
+        raise _BadRequest(f"{len(runs)} runs named; at most {_MAX_RUNS}")
+    if any(not run or len(run) > _MAX_ARG_CHARS for run in runs):
+        raise _BadRequest("empty or overlong 'run' argument")
+    tag = _optional_text(request, "tag")
+    metric = _optional_text(request, "metric")
+    if tag is not None and metric is not None:
+        raise _BadRequest("give at most one of 'tag' and 'metric'")
+    kinds = None
+    listed = [
+        kind.strip()
+        for value in request.args.getlist("kinds")
+        for kind in value.split(",")
+        if kind.strip()
+    ]
+    if request.args.getlist("kinds"):
+        if len(",".join(listed)) > _MAX_ARG_CHARS:
+            raise _BadRequest("argument 'kinds' is too long")
+        kinds = frozenset(parse_kinds(listed))
+    return AnomalyQuery(
+        runs=runs,
+        tag=tag,
+        metric=metric,
+        kinds=kinds,
+        x=_choice(request, "x", AXES, "step"),
     )
 
 
