@@ -26,9 +26,10 @@ injection was hit / cases, precision = findings that hit / findings of
 that kind anywhere (clean cases and other kinds' cases included). Clean
 false flags: findings on clean cases per 100 clean series.
 
-Seeds: the detectors' thresholds were tuned on seeds 1, 2 and 3
-(`TUNE_SEEDS`, scored together); the test scores seed 11 (`SCORE_SEED`),
-which was never looked at while tuning.
+Seeds: the detectors' thresholds were tuned on seeds 1 to 5
+(`TUNE_SEEDS`, scored together); the test scores seed 12 (`SCORE_SEED`),
+which was not looked at while tuning. (Seed 11 was the first held-out
+seed; its table was seen once, mid-way, so it was retired.)
 """
 
 from __future__ import annotations
@@ -44,8 +45,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-TUNE_SEEDS = (1, 2, 3)
-SCORE_SEED = 11
+TUNE_SEEDS = (1, 2, 3, 4, 5)
+SCORE_SEED = 12
 SINGLE_SHAPES = (
     "exp",
     "power",
@@ -119,7 +120,10 @@ class _Trace:
     milestones: tuple[int, ...] = ()  # indices where the rate jumps
 
     def sample(self, rng: np.random.Generator) -> np.ndarray:
-        return _sample(rng, self.trend, self.noise, self.sigma, self.batch)
+        values = _sample(rng, self.trend, self.noise, self.sigma, self.batch)
+        if self.direction == "higher":  # an accuracy stays in [0, 1]
+            values = np.clip(values, 0.0, 1.0)
+        return values
 
     def level(self, i: int) -> float:
         """The badness level (up = worse, 0 = perfect) at point i."""
@@ -465,7 +469,8 @@ def inject_oscillation(
     rng: np.random.Generator, case: Case, trace: _Trace
 ) -> None:
     """A period of 4-200 points (>= 8 cycles) over 40-100 % of the run,
-    1-3 noise sigmas (or 3-20 % of the level on smooth curves) high."""
+    1.5-4 noise sigmas (or 3-20 % of the level on smooth curves) high:
+    a pattern a person sees on the chart."""
     curve = case.series["train"]
     n = len(curve.values)
     period = _log_uniform(rng, 4, max(5, min(200, n / 10)))
@@ -479,7 +484,7 @@ def inject_oscillation(
     if trace.noise == "none":
         amplitude = rng.uniform(0.03, 0.2) * np.abs(trace.trend[a:b])
     else:
-        amplitude = rng.uniform(1.0, 3.0) * float(np.median(sigma))
+        amplitude = rng.uniform(1.5, 4.0) * float(np.median(sigma))
     wave = _wave(
         str(rng.choice(["sine", "square", "triangle"])),
         (index - a) / period + rng.random(),
@@ -525,10 +530,11 @@ def inject_nonfinite(
 
 def inject_stepwise(
     rng: np.random.Generator, case: Case, trace: _Trace
-) -> None:
+) -> bool:
     """2-5 even steps worse, every 6 %+ of the run, each 15-50 % of the
-    level and at least 6-12 noise sigmas (an accuracy drops by at most 15 %
-    of itself a step), on a validation curve (one point an epoch)."""
+    level and at least 6-12 noise sigmas, on a validation curve (one point
+    an epoch). An accuracy falls by at most 70 % of itself in all; where
+    that leaves no room for visible steps, none are injected."""
     curve = case.series["train"]
     n = len(curve.values)
     k = int(rng.integers(2, 6))
@@ -546,11 +552,15 @@ def inject_stepwise(
             rng.uniform(0.15, 0.5) * trace.level(m),
             rng.uniform(6, 12) * trace.sigma_at(m),
         )
-        if trace.direction == "higher":  # an accuracy stays above 0
-            step = min(step, 0.15 * float(trace.trend[m] - delta[m]))
+        if trace.direction == "higher":
+            cap = 0.7 * float(trace.trend[marks[0]]) / len(marks)
+            if cap < 6 * trace.sigma_at(m):
+                return False
+            step = min(step, cap)
         delta[m:] += step
     curve.values[:] = _badness_add(trace, curve.values, delta)
     _truth(case, "train", "stepwise_rise", marks[0] - 1, marks[-1])
+    return True
 
 
 def inject_overfitting(
@@ -667,7 +677,8 @@ def make_cases(seed: int, per_kind: int = 60, clean: int = 240) -> list[Case]:
             cid = f"{kind}-{made}"
             if kind == "stepwise_rise":
                 case, trace = _val_single(rng, cid)
-                inject_stepwise(rng, case, trace)
+                if not inject_stepwise(rng, case, trace):
+                    continue
             elif kind in ("overfitting", "drift"):
                 case, train, val, _ = _pair(rng, cid)
                 if kind == "overfitting":

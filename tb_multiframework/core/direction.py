@@ -7,9 +7,9 @@ detectors use it to tell a cliff (a sudden improvement) from a step up (a
 sudden worsening); a command-line judgement (better / worse than a
 baseline) uses the same function, so the two never disagree.
 
-Names are split into lower-case words at `/`, `_`, `-`, `.`, spaces and
-camelCase humps (`LossBand/upper` -> loss, band, upper), then looked up in
-the word tables below. A rate over time (`samples_per_sec`) is a
+Names are split into lower-case words at `/`, `_`, `-`, `.` and spaces,
+and also at camelCase humps (`LossBand/upper` -> lossband, upper, loss,
+band), then looked up in the word tables below. A rate over time (`samples_per_sec`) is a
 throughput, higher is better; a time over something (`time_per_step`) is a
 cost, lower is better.
 """
@@ -98,8 +98,12 @@ _SEPARATORS = re.compile(r"[^a-z0-9]+")
 
 
 def name_words(name: str) -> list[str]:
-    """The lower-case words of a tag or metric name."""
-    return [w for w in _SEPARATORS.split(_CAMEL.sub(" ", name).lower()) if w]
+    """The lower-case words of a tag or metric name: split at separators,
+    and each of those also at camelCase humps (`mIoU` is `miou`, and
+    `LossBand` both `lossband` and `loss`, `band`)."""
+    words = [w for w in _SEPARATORS.split(name.lower()) if w]
+    humps = [w for w in _SEPARATORS.split(_CAMEL.sub(" ", name).lower()) if w]
+    return words + [w for w in humps if w not in words]
 
 
 def metric_direction(name: str) -> Direction | None:

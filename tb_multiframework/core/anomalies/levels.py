@@ -29,7 +29,7 @@ from .robust import (
 from .schedule import Schedule
 
 SHIFT_SIGMAS = 6.0  # a shift is this many sigmas of its own estimate
-STEP_SIGMAS = 4.5  # ... each step of a stepwise rise (two or more of them)
+STEP_SIGMAS = 4.0  # ... each step of a stepwise rise (two or more of them)
 CLIFF_DROP = 0.3  # a cliff drops the level (or range) by this fraction
 STEP_RISE = 0.04  # each step of a stepwise rise lifts it by this fraction
 MIN_STEPS = 2  # steps that make a stepwise rise

@@ -7,10 +7,12 @@ curves differ by noise but share one trend. Two things break that:
 - a rank's trend moves away from the others' median and stays away (it
   reads other data, or its copy of the model diverged).
 
-The spread between ranks is measured in the first fifth of the common
-step range; a rank is off when its trend is `DESYNC_SIGMAS` x that spread
-(or `DESYNC_LEVEL` of the level) from the median of the ranks, over a
-stretch of at least `DESYNC_FRACTION` of the range.
+Each rank is compared with the median of the others. The usual spread
+between ranks is measured in the first fifth of the common step range
+(relative to the level, for a loss-like metric whose noise follows its
+level); a rank is off when it is `DESYNC_SIGMAS` x that spread (and
+`DESYNC_LEVEL` of the level) away from the others, over a stretch of at
+least `DESYNC_FRACTION` of the range.
 """
 
 from __future__ import annotations
@@ -80,23 +82,28 @@ def detect_rank_desync(
         deviation[row] = trends[row] - np.median(others, axis=0)
     median = np.median(trends, axis=0)
     head = GRID_POINTS // 5
-    spread = float(np.median(np.abs(deviation[:, :head])))
     noise = BASE_NOISE * float(
         np.median(
             [noise_sigma(members[i].y - members[i].base) for i in sharing]
         )
     )
     zero_bounded = all(members[i].bad.zero_bounded for i in sharing)
-    if zero_bounded:  # relative to the level there and then
+    if zero_bounded:
+        # Relative to the level there and then: noise that follows the
+        # level (a loss falling 100-fold) gives a usual spread that does.
         level = np.abs(median)
+        relative = np.abs(deviation[:, :head]) / np.maximum(level[:head], TINY)
+        spread = float(np.median(relative)) * level
     else:
         level = np.full(
             GRID_POINTS,
             float(np.quantile(median, 0.99) - np.quantile(median, 0.01)),
         )
-    threshold = np.maximum(
-        DESYNC_SIGMAS * max(spread, noise), DESYNC_LEVEL * level
-    )
+        spread = np.full(
+            GRID_POINTS, float(np.median(np.abs(deviation[:, :head])))
+        )
+    usual = np.maximum(spread, noise)
+    threshold = np.maximum(DESYNC_SIGMAS * usual, DESYNC_LEVEL * level)
     threshold = np.maximum(threshold, TINY)
     need = max(3, int(DESYNC_FRACTION * GRID_POINTS))
     for row, i in enumerate(sharing):
@@ -111,11 +118,12 @@ def detect_rank_desync(
         peak = g0 + int(np.argmax(np.abs(deviation[row, g0 : g1 + 1])))
         size = float(deviation[row, peak])
         limit = float(threshold[peak])
+        typical = float(usual[peak])
         message = (
             f"{names[i]} moves away from the other ranks from step "
             f"{fmt_step(p.step_at(first))}: {fmt(abs(size))} "
             f"{'above' if size > 0 else 'below'} the others' median "
-            f"(usual spread {fmt(max(spread, noise))})"
+            f"(usual spread {fmt(typical)})"
         )
         out[i].append(
             p.anomaly(
@@ -126,7 +134,7 @@ def detect_rank_desync(
                 message,
                 {
                     "deviation": size,
-                    "usualSpread": max(spread, noise),
+                    "usualSpread": typical,
                     "threshold": limit,
                 },
             )

@@ -250,9 +250,9 @@ def badness(values: FloatArray, direction: str | None) -> Badness:
         return Badness(1.0, 0.0, False)
     low, high = float(values.min()), float(values.max())
     if direction == "higher":
-        if low >= 0.0 and high <= 1.0:
+        if low >= -0.05 and high <= 1.5:  # a fraction (noise may overshoot)
             return Badness(-1.0, 1.0, True)
-        if low >= 0.0 and high <= 100.0:
+        if low >= -5.0 and high <= 105.0:  # a percentage
             return Badness(-1.0, 100.0, True)
         return Badness(-1.0, 0.0, False)
     return Badness(1.0, 0.0, float(np.quantile(values, 0.05)) >= 0.0)
