@@ -428,15 +428,11 @@ def _anomaly_query(request: wrappers.Request) -> AnomalyQuery:
     if tag is not None and metric is not None:
         raise _BadRequest("give at most one of 'tag' and 'metric'")
     kinds = None
-    listed = [
-        kind.strip()
-        for value in request.args.getlist("kinds")
-        for kind in value.split(",")
-        if kind.strip()
-    ]
-    if request.args.getlist("kinds"):
-        if len(",".join(listed)) > _MAX_ARG_CHARS:
-            raise _BadRequest("argument 'kinds' is too long")
+    raw = request.args.getlist("kinds")
+    if sum(len(value) for value in raw) > _MAX_ARG_CHARS:
+        raise _BadRequest("argument 'kinds' is too long")
+    listed = [k.strip() for value in raw for k in value.split(",") if k.strip()]
+    if listed:  # absent or empty: every kind
         kinds = frozenset(parse_kinds(listed))
     return AnomalyQuery(
         runs=runs,

@@ -98,14 +98,21 @@ def test_rolling_median_matches_a_loop() -> None:
         w = width if n >= width else (n if n % 2 else n - 1)
         w = max(w, 1)
         half = w // 2
-        # Point reflection about the ends, written out by hand.
-        padded = (
-            [2 * y[0] - y[k] for k in range(half, 0, -1)]
-            + list(y)
-            + [2 * y[-1] - y[-1 - k] for k in range(1, half + 1)]
-        )
-        expected = [float(np.median(padded[i : i + w])) for i in range(n)]
+        # Point reflection about the first point, written out by hand;
+        # near the end the last w points.
+        padded = [2 * y[0] - y[k] for k in range(half, 0, -1)] + list(y)
+        expected = []
+        for i in range(n):
+            start = min(i, len(padded) - w)
+            expected.append(float(np.median(padded[start : start + w])))
         np.testing.assert_allclose(got, expected, rtol=0, atol=0)
+
+
+def test_a_spike_at_the_last_point_is_found() -> None:
+    y = loss_curve(500, noise=0.03)
+    y[-1] *= 6
+    found = anomalies.detect_series(np.arange(500), y, direction="lower")
+    assert [(a.kind, a.start_step) for a in found] == [("spike", 499)]
 
 
 def test_mad_sigma_of_normal_noise() -> None:

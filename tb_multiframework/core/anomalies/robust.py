@@ -56,11 +56,14 @@ def odd_width(width: int, n: int) -> int:
 
 
 def rolling_median(values: FloatArray, width: int) -> FloatArray:
-    """Centred rolling median; the ends are point-reflected.
+    """Centred rolling median; the start is point-reflected, the end not.
 
-    Point reflection (2*y[0] - y[k]) continues a straight trend through the
-    ends, so the first points of a steeply falling curve keep a centred
-    median instead of the flat one that edge padding would give.
+    At the start, point reflection (2*y[0] - y[k]) continues a straight
+    trend, so the first points of a steeply falling curve keep a centred
+    median. At the end the last `width` points are used as they are:
+    reflection would mirror a spike at the last point (the one a live run
+    just logged) into its own baseline and hide it, and curves are flat
+    there more often than steep.
     """
     n = len(values)
     width = odd_width(width, n)
@@ -68,10 +71,10 @@ def rolling_median(values: FloatArray, width: int) -> FloatArray:
         return values.copy()
     half = width // 2
     head = 2 * values[0] - values[half:0:-1]
-    tail = 2 * values[-1] - values[-2 : -half - 2 : -1]
-    padded = np.concatenate([head, values, tail])
+    padded = np.concatenate([head, values])
     windows = sliding_window_view(padded, width)
-    return np.partition(windows, half, axis=1)[:, half]
+    medians = np.partition(windows, half, axis=1)[:, half]
+    return medians[np.minimum(np.arange(n), len(medians) - 1)]
 
 
 @dataclasses.dataclass(frozen=True)
