@@ -10,10 +10,10 @@ import os
 import numpy as np
 import pytest
 
-from tests import eventfiles
-from tests.conftest import ROOT, make_client
 from tb_multiframework import anomaly_api
 from tb_multiframework.anomaly_api import AnomalyQuery, rank_groups
+from tests import eventfiles
+from tests.conftest import ROOT, make_client
 
 BASE = "/data/plugin/tb_multiframework"
 TRUTH = os.path.join(ROOT, "tests", "data", "demo_truth")
