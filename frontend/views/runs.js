@@ -13,6 +13,13 @@ import {
 } from "../format.js";
 import { encodeList, decodeList } from "../state.js";
 import { runMatcher } from "../filter.js";
+import {
+  anomalyBadge,
+  anomalyFilterButton,
+  anomalyStore,
+  KEY_ANOMALY_FILTER,
+  passesAnomalyFilter,
+} from "../anomalies.js";
 
 /** @typedef {import("../model.js").RunInfo} RunInfo */
 /** @typedef {import("../app.js").ViewContext} ViewContext */
@@ -133,6 +140,8 @@ class RunsView {
       className: "tbmf-chips",
       attrs: { role: "group", "aria-label": "Filter by framework" },
     });
+    this.anomalies = anomalyStore(ctx);
+    this.anomalyFilter = h("div", { className: "tbmf-chips" });
     this.selectionSummary = h("span", { className: "tbmf-selection__text" });
     this.selectionBox = h("div", { className: "tbmf-selection" });
     this.headerCheckbox = h("input", {
@@ -154,6 +163,7 @@ class RunsView {
           this.filterInput,
         ),
         this.frameworkChips,
+        this.anomalyFilter,
         append(
           this.selectionBox,
           this.selectionSummary,
@@ -188,6 +198,7 @@ class RunsView {
 
     this._unsubscribe = [
       ctx.catalog.subscribe(() => this.render()),
+      this.anomalies.subscribe(() => this.render()),
       ctx.state.subscribe((changed) => {
         if (
           changed.has(KEY_FILTER) &&
@@ -262,7 +273,8 @@ class RunsView {
       .filter(
         (run) =>
           (frameworks.size === 0 || frameworks.has(run.framework)) &&
-          matches(run),
+          matches(run) &&
+          passesAnomalyFilter(this.ctx, run.run),
       )
       .sort((a, b) => {
         const ka = column.sortKey(a);
@@ -309,6 +321,7 @@ class RunsView {
       ?.dataset?.focusKey;
     this._renderHead();
     this._renderChips();
+    this.anomalyFilter.replaceChildren(anomalyFilterButton(this.ctx));
     this._renderBody();
     this._renderSelection();
     if (focusKey) {
@@ -439,6 +452,7 @@ class RunsView {
                 this.ctx.state.update({
                   [KEY_FILTER]: null,
                   [KEY_FRAMEWORKS]: null,
+                  [KEY_ANOMALY_FILTER]: null,
                 });
               },
             },
@@ -614,6 +628,7 @@ class RunsView {
         "div",
         { className: `tbmf-run-name${inGroup ? " is-member" : ""}` },
         runNameParts(run, inGroup),
+        anomalyBadge(this.anomalies.forRun(run.run)),
       ),
     );
     const row = h(

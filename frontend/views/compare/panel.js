@@ -15,6 +15,7 @@
 // (`xMin`/`xMax`), a double-click loads everything again. The panel
 // re-fetches by itself when the catalog reports new data (zoom kept).
 
+import { AnomalyLayer } from "../../anomalies.js";
 import { createChart } from "../../components/chart.js";
 import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
 import { formatInt, formatValue, plural } from "../../format.js";
@@ -109,6 +110,8 @@ export class ComparisonChart {
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._loadingTimer = null;
     this._destroyed = false;
+    /** Marks the flagged ranges (anomalies.js) on the main chart. */
+    this._anomalies = new AnomalyLayer(this);
 
     this._title = h("h3", { className: "tbmf-cmp-panel__title" });
     this._subtitle = h("span", { className: "tbmf-cmp-panel__subtitle" });
@@ -250,6 +253,7 @@ export class ComparisonChart {
     this._destroyed = true;
     this._request.cancel();
     this._unsubscribe();
+    this._anomalies.destroy();
     if (this._loadingTimer !== null) clearTimeout(this._loadingTimer);
     this.mainChart?.destroy();
     this.diffChart?.destroy();
@@ -549,6 +553,9 @@ export class ComparisonChart {
         this._zoom([min, max]),
       onZoomReset: () => this._zoom(null),
     };
+    const mainOnly = {
+      onDraw: (/** @type {any} */ u) => this._anomalies.draw(u),
+    };
 
     const mainLook = JSON.stringify([
       axis.id,
@@ -562,6 +569,7 @@ export class ComparisonChart {
     if (!this.mainChart) {
       this.mainChart = createChart(this._mainHost, {
         ...common,
+        ...mainOnly,
         logY: Boolean(o.logY),
         height: o.height ?? DEFAULT_HEIGHT,
         emptyText,
@@ -571,6 +579,7 @@ export class ComparisonChart {
     } else if (mainLook !== this._mainLook) {
       this.mainChart.update({
         ...common,
+        ...mainOnly,
         logY: Boolean(o.logY),
         height: o.height ?? DEFAULT_HEIGHT,
         emptyText,
@@ -625,6 +634,7 @@ export class ComparisonChart {
 
     this._renderBadge(response);
     this._renderNotes(response);
+    this._anomalies.update(response);
   }
 
   /** @param {ScalarsResponse} response */
