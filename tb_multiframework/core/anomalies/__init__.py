@@ -15,8 +15,8 @@ stronger one explains (a spike inside an explosion is part of it). The
 detectors are robust (medians and MADs), scale-free (thresholds are
 relative to the series' own noise and level) and aware of which way a
 metric should go (`core.direction.metric_direction`). Each module says
-how its kind is decided; docs/anomalies.md gives the definitions and the
-scores on a labelled benchmark.
+how its kind is decided; docs/conventions.md (Anomalies) gives the
+definitions, the README the scores on a labelled benchmark.
 """
 
 from __future__ import annotations

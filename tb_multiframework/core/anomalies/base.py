@@ -12,6 +12,7 @@ import numpy as np
 from ..types import FloatArray, Int64Array
 from .robust import (
     BASE_WIDTH,
+    COARSE_POINTS,
     Badness,
     Coarse,
     badness,
@@ -62,6 +63,7 @@ USUAL_CAUSES = {
 
 MAX_PER_KIND = 50  # anomalies of one kind reported per series
 DESPIKE_SIGMAS = 6.0  # points this many local sigmas off are outliers
+ROBUST_BLOCK = 5  # coarse blocks this large are medians of the raw values
 SIDE_WIDTH = 5  # points of the medians left and right of an outlier
 
 
@@ -191,8 +193,21 @@ class Prepared:
 
     @functools.cached_property
     def coarse(self) -> Coarse:
-        """Block medians of `despiked`, turned so that up is worse."""
+        """Block medians of `despiked`, turned so that up is worse.
+
+        Blocks of `ROBUST_BLOCK` points or more are medians of the values
+        themselves: a median of that many points ignores a spike anyway,
+        and a long series then needs no rolling median for its trend.
+        """
+        n = len(self.y)
+        if n // COARSE_POINTS >= ROBUST_BLOCK:
+            return coarse_view(self.bad.apply(self.y))
         return coarse_view(self.bad.apply(self.despiked))
+
+    def coarse_x(self) -> FloatArray:
+        """x at the middle of each coarse block."""
+        coarse = self.coarse
+        return self.x[(coarse.starts + coarse.stops - 1) // 2]
 
     def step_at(self, i: int) -> int:
         """The step of finite point i."""

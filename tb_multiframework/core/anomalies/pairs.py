@@ -20,10 +20,10 @@ import numpy as np
 from .base import Anomaly, Prepared, fmt, fmt_step
 from .robust import (
     TINY,
-    mad_sigma,
     robust_range,
     severity,
     spearman,
+    trend_sigma,
 )
 
 MIN_PAIR_POINTS = 6  # points each series of a pair needs
@@ -60,7 +60,7 @@ class _Rise:
         trend = coarse.values
         self.trend = trend
         middle = (coarse.starts + coarse.stops - 1) // 2
-        self.tx = p.x[middle]
+        self.tx = p.coarse_x()
         self.best_block = int(np.argmin(trend))
         self.best = int(middle[self.best_block])
         m = len(trend)
@@ -74,8 +74,8 @@ class _Rise:
             trend[: self.best_block + 1].max() - trend[self.best_block]
         )
         self.range = max(robust_range(trend), TINY)
-        point_noise = mad_sigma(p.bad.apply(p.despiked) - p.bad_base)
-        self.noise = point_noise / math.sqrt(max(1, tail * coarse.block))
+        # The end level is a median of `tail` block medians.
+        self.noise = trend_sigma(trend) / math.sqrt(max(1, tail))
         self.monotone = (
             spearman(trend[self.best_block :]) if after >= 2 else 0.0
         )
@@ -89,8 +89,8 @@ def _epoch_note(p: Prepared, i: int, axis: str) -> str:
 
 
 def _trend_at(p: Prepared, low: float, high: float) -> tuple[float, float]:
-    """The trend's median near x = low and near x = high."""
-    x, trend = p.x, p.bad_base
+    """The coarse trend's median near x = low and near x = high."""
+    x, trend = p.coarse_x(), p.coarse.values
     span = max(high - low, TINY)
     near_low = trend[(x >= low - 0.05 * span) & (x <= low + 0.1 * span)]
     near_high = trend[(x >= high - 0.1 * span) & (x <= high + 0.05 * span)]
@@ -119,7 +119,7 @@ def detect_overfitting(
     if x_end <= x_best or train.x[0] > x_best or train.x[-1] < x_best:
         return []
     t_best, t_end = _trend_at(train, x_best, min(x_end, float(train.x[-1])))
-    train_range = max(robust_range(train.bad_base), TINY)
+    train_range = max(robust_range(train.coarse.values), TINY)
     if t_end - t_best > TRAIN_STILL * train_range:
         return []
     best = val.bad.undo(float(v.trend[v.best_block]))

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from .base import Anomaly, Prepared, fmt, fmt_step
-from .robust import TINY, noise_sigma, severity
+from .robust import TINY, rolling_median, severity, trend_sigma
 
 MIN_RANK_POINTS = 20  # points each rank needs
 GRID_POINTS = 200  # points of the common grid the ranks are compared on
@@ -30,7 +30,8 @@ DESYNC_SIGMAS = 6.0  # distance from the median / usual spread
 DESYNC_LEVEL = 0.1  # ... and / the level (or range) of the median
 DESYNC_FRACTION = 0.1  # shortest desync, fraction of the common range
 HUNG_FRACTION = 0.1  # a rank that stops this much earlier is hung
-BASE_NOISE = 0.4  # noise of an 11-point rolling median / noise of points
+TREND_BLOCKS = 5  # coarse blocks of the rolling median of a rank's trend
+MEDIAN_OF_5 = 0.56  # noise of a median of 5 / noise of its points
 
 
 def detect_rank_desync(
@@ -71,8 +72,19 @@ def detect_rank_desync(
     if common_high <= common_low:
         return out
     grid = np.linspace(common_low, common_high, GRID_POINTS)
+    # Coarse trends (block medians, then a rolling median of 5 blocks) in
+    # the metric's own units.
     trends = np.stack(
-        [np.interp(grid, members[i].x, members[i].base) for i in sharing]
+        [
+            np.interp(
+                grid,
+                members[i].coarse_x(),
+                members[i].bad.undo_array(
+                    rolling_median(members[i].coarse.values, TREND_BLOCKS)
+                ),
+            )
+            for i in sharing
+        ]
     )
     # Each rank against the median of the others (with two ranks, the
     # other one: the median of both would split their distance).
@@ -82,10 +94,9 @@ def detect_rank_desync(
         deviation[row] = trends[row] - np.median(others, axis=0)
     median = np.median(trends, axis=0)
     head = GRID_POINTS // 5
-    noise = BASE_NOISE * float(
-        np.median(
-            [noise_sigma(members[i].y - members[i].base) for i in sharing]
-        )
+    # Noise of the trends: of a block median, through a median of 5.
+    noise = MEDIAN_OF_5 * float(
+        np.median([trend_sigma(members[i].coarse.values) for i in sharing])
     )
     zero_bounded = all(members[i].bad.zero_bounded for i in sharing)
     if zero_bounded:

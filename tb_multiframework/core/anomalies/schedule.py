@@ -36,10 +36,14 @@ class Schedule:
         self.steps = steps[keep][order]
         self.values = values[keep][order]
         change = np.abs(np.diff(np.log(self.values)))
+        jump = change >= math.log(LR_CHANGE)
         # A jump stands out of the changes around it: a cosine schedule
         # near its end changes fast too, but smoothly.
-        around = _neighbour_median(change, JUMP_NEIGHBOURS)
-        jump = (change >= math.log(LR_CHANGE)) & (change >= JUMP_OVER * around)
+        for i in np.flatnonzero(jump).tolist():
+            lo, hi = max(0, i - JUMP_NEIGHBOURS), i + JUMP_NEIGHBOURS + 1
+            around = np.r_[change[lo:i], change[i + 1 : hi]]
+            if len(around) and change[i] < JUMP_OVER * float(np.median(around)):
+                jump[i] = False
         # Among rates ~0 (the end of a cosine schedule) nothing moves.
         if len(self.values):
             larger = np.maximum(self.values[:-1], self.values[1:])
@@ -75,17 +79,3 @@ class Schedule:
         if len(inside) < 2:
             return False
         return float(inside[-1] / inside.min()) >= LR_CHANGE
-
-
-def _neighbour_median(values: np.ndarray, k: int) -> np.ndarray:
-    """Per element, the median of up to k elements each side (not itself)."""
-    n = len(values)
-    if n == 0:
-        return values
-    padded = np.r_[np.full(k, np.nan), values, np.full(k, np.nan)]
-    windows = np.lib.stride_tricks.sliding_window_view(padded, 2 * k + 1)
-    others = np.delete(windows, k, axis=1)
-    out = np.zeros(n)
-    has = ~np.all(np.isnan(others), axis=1)
-    out[has] = np.nanmedian(others[has], axis=1)
-    return out
