@@ -45,6 +45,15 @@ from collections.abc import Callable
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from tb_multiframework.core import anomalies  # noqa: E402
+from tb_multiframework.core.anomalies import (  # noqa: E402
+    GROUP_KINDS,
+    PAIR_KINDS,
+    SERIES_KINDS,
+)
+
 TUNE_SEEDS = (1, 2, 3, 4, 5)
 SCORE_SEED = 12
 SINGLE_SHAPES = (
@@ -56,16 +65,7 @@ SINGLE_SHAPES = (
     "warmup",
     "gradnorm",
 )
-SERIES_KINDS = (
-    "nonfinite",
-    "spike",
-    "cliff",
-    "plateau",
-    "oscillation",
-    "stepwise_rise",
-    "explosion",
-)
-ALL_KINDS = SERIES_KINDS + ("overfitting", "drift", "rank_desync")
+ALL_KINDS = SERIES_KINDS + PAIR_KINDS + GROUP_KINDS  # the order cases are made
 
 
 @dataclasses.dataclass
@@ -724,8 +724,6 @@ class Finding:
 
 def detect_case(case: Case) -> list[Finding]:
     """Every detector over a case, the way the plugin's API runs them."""
-    from tb_multiframework.core import anomalies  # noqa: PLC0415
-
     lr = case.series.get(case.lr) if case.lr else None
     lr_input = None if lr is None else (lr.steps, lr.values)
     per_series: dict[str, list] = {}

@@ -24,7 +24,7 @@ import dataclasses
 import re
 import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -71,15 +71,23 @@ class AnomalyQuery:
     x: str = "step"
 
 
-@dataclasses.dataclass(frozen=True)
-class RunsView:
-    """What the finder needs of the API's per-version context."""
+class RunsView(Protocol):
+    """What the finder reads of the API's per-version context."""
 
-    summaries: Mapping[str, RunSummary]
-    infos: Mapping[str, RunInfo]
-    epoch_maps: Mapping[str, EpochMap | Excluded]
-    aliases: tuple[AliasRule, ...]
-    metrics: Mapping[str, MetricEntry]
+    @property
+    def summaries(self) -> Mapping[str, RunSummary]: ...
+
+    @property
+    def infos(self) -> Mapping[str, RunInfo]: ...
+
+    @property
+    def epoch_maps(self) -> Mapping[str, EpochMap | Excluded]: ...
+
+    @property
+    def aliases(self) -> tuple[AliasRule, ...]: ...
+
+    @property
+    def metrics(self) -> Mapping[str, MetricEntry]: ...
 
 
 def rank_groups(runs: Iterable[str]) -> dict[str, list[str]]:

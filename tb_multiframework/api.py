@@ -27,7 +27,6 @@ from tb_multiframework.anomaly_api import (
     AnomalyFinder,
     AnomalyQuery,
     NotFoundError,
-    RunsView,
 )
 from tb_multiframework.config import Config, ConfigFile
 from tb_multiframework.core import histdiff, layouts, pairing
@@ -725,16 +724,8 @@ class Api:
     def anomaly_payload(self, query: AnomalyQuery) -> dict[str, Any]:
         """The `GET anomalies` answer as a dict (for callers without HTTP,
         such as a command line)."""
-        ctx = self._context()
-        view = RunsView(
-            summaries=ctx.summaries,
-            infos=ctx.infos,
-            epoch_maps=ctx.epoch_maps,
-            aliases=ctx.aliases,
-            metrics=ctx.metrics,
-        )
         try:
-            payload = self._anomalies.payload(view, query)
+            payload = self._anomalies.payload(self._context(), query)
         except NotFoundError as error:
             raise NotFound(str(error)) from None
         payload["dataVersion"] = self._store.version

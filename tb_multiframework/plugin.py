@@ -364,12 +364,18 @@ def _integer(
     return value
 
 
-def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
+def _runs(request: wrappers.Request) -> tuple[str, ...]:
+    """The repeated `run` argument."""
     runs = tuple(request.args.getlist("run"))
     if len(runs) > _MAX_RUNS:
         raise _BadRequest(f"{len(runs)} runs named; at most {_MAX_RUNS}")
     if any(not run or len(run) > _MAX_ARG_CHARS for run in runs):
         raise _BadRequest("empty or overlong 'run' argument")
+    return runs
+
+
+def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
+    runs = _runs(request)
     tag = _optional_text(request, "tag")
     metric = _optional_text(request, "metric")
     if (tag is None) == (metric is None):
@@ -418,11 +424,7 @@ def _histogram_query(request: wrappers.Request) -> api.HistogramQuery:
 
 
 def _anomaly_query(request: wrappers.Request) -> AnomalyQuery:
-    runs = tuple(request.args.getlist("run"))
-    if len(runs) > _MAX_RUNS:
-        raise _BadRequest(f"{len(runs)} runs named; at most {_MAX_RUNS}")
-    if any(not run or len(run) > _MAX_ARG_CHARS for run in runs):
-        raise _BadRequest("empty or overlong 'run' argument")
+    runs = _runs(request)
     tag = _optional_text(request, "tag")
     metric = _optional_text(request, "metric")
     if tag is not None and metric is not None:

@@ -33,17 +33,11 @@ KINDS = (
     "explosion",
     "rank_desync",
 )
-SERIES_KINDS = (
-    "nonfinite",
-    "spike",
-    "cliff",
-    "plateau",
-    "oscillation",
-    "stepwise_rise",
-    "explosion",
-)
 PAIR_KINDS = ("overfitting", "drift")  # a train and a val series
 GROUP_KINDS = ("rank_desync",)  # the ranks of one distributed run
+SERIES_KINDS = tuple(  # one series alone
+    kind for kind in KINDS if kind not in PAIR_KINDS + GROUP_KINDS
+)
 
 USUAL_CAUSES = {
     "nonfinite": "exploding gradients, a learning rate too high, log(0) "
