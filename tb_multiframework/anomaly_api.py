@@ -199,15 +199,7 @@ class AnomalyFinder:
         anomaly: Anomaly,
         axis: str,
     ) -> dict[str, Any]:
-        positions = self._positions(view, run, tag, axis)
-        x = (
-            None
-            if positions is None
-            else [
-                float(positions[anomaly.start]),
-                float(positions[anomaly.end]),
-            ]
-        )
+        x = self._range_on(view, run, tag, axis, anomaly)
         metric = canonical_metric(view.infos[run], tag, aliases=view.aliases)
         return {
             "run": run,
@@ -232,8 +224,10 @@ class AnomalyFinder:
             list
         )
         wanted_runs = {run for run, _ in targets}
+        lr_sources = self._lr_sources(view)
         for run, tag in targets:
-            found[(run, tag)].extend(self._series(view, run, tag))
+            lr_source = None if is_learning_rate(tag) else lr_sources[run]
+            found[(run, tag)].extend(self._series(view, run, tag, lr_source))
         for train, val in self._pairs(view):
             if train[0] not in wanted_runs and val[0] not in wanted_runs:
                 continue
@@ -271,7 +265,13 @@ class AnomalyFinder:
             for key in [k for k in self._cache if not _runs_of(k) <= alive]:
                 del self._cache[key]
 
-    def _series(self, view: RunsView, run: str, tag: str) -> list[Anomaly]:
+    def _series(
+        self,
+        view: RunsView,
+        run: str,
+        tag: str,
+        lr_source: tuple[str, str] | None,
+    ) -> list[Anomaly]:
         info = view.infos[run]
         metric = canonical_metric(info, tag, aliases=view.aliases)
         name = tag if metric is None else metric.name
@@ -282,7 +282,6 @@ class AnomalyFinder:
             kinds = {"nonfinite"}  # a schedule or a counter is not trained
         elif metric is not None and _running_mean(info, tag, metric.derivation):
             kinds -= _RUNNING_MEAN_SKIPS
-        lr_source = self._lr_source(view, run, tag)
         version = (
             view.summaries[run].version,
             None if lr_source is None else view.summaries[lr_source[0]].version,
@@ -306,28 +305,28 @@ class AnomalyFinder:
 
         return list(self._remember(("series", run, tag), version, compute))
 
-    def _lr_source(
-        self, view: RunsView, run: str, tag: str
-    ) -> tuple[str, str] | None:
-        """The learning-rate tag for a series: its own run's, else one from
-        its group (Keras logs it in `train`, not `validation`)."""
-        if is_learning_rate(tag):
-            return None
-        group = view.infos[run].group
-        candidates = [run] + sorted(
-            other
-            for other, info in view.infos.items()
-            if info.group == group and other != run
-        )
-        for source in candidates:
-            tags = [
-                t
-                for t in view.summaries[source].scalar_tags
-                if is_learning_rate(t)
-            ]
+    @staticmethod
+    def _lr_sources(view: RunsView) -> dict[str, tuple[str, str] | None]:
+        """Per run, its learning-rate tag: its own, else one from its group
+        (Keras logs it in `train`, not `validation`)."""
+        own: dict[str, str] = {}
+        for run, summary in view.summaries.items():
+            tags = [t for t in summary.scalar_tags if is_learning_rate(t)]
             if tags:
-                return source, max(tags, key=lambda t: (len(t) < 40, t))
-        return None
+                own[run] = max(tags, key=lambda t: (len(t) < 40, t))
+        by_group: dict[str, list[str]] = collections.defaultdict(list)
+        for run in sorted(own):
+            by_group[view.infos[run].group].append(run)
+        sources: dict[str, tuple[str, str] | None] = {}
+        for run, info in view.infos.items():
+            if run in own:
+                sources[run] = (run, own[run])
+            elif by_group.get(info.group):
+                other = by_group[info.group][0]
+                sources[run] = (other, own[other])
+            else:
+                sources[run] = None
+        return sources
 
     def _lr_steps(
         self,
@@ -472,38 +471,41 @@ class AnomalyFinder:
 
         return self._remember(("group", tuple(members), tag), version, compute)
 
-    def _positions(
-        self, view: RunsView, run: str, tag: str, axis: str
-    ) -> np.ndarray | None:
-        """The series' x on an axis, sorted by step as the findings index
-        it (None when the series has no place on the axis)."""
+    def _range_on(
+        self,
+        view: RunsView,
+        run: str,
+        tag: str,
+        axis: str,
+        anomaly: Anomaly,
+    ) -> list[float] | None:
+        """A finding's first and last point on an axis (None when the
+        series has no place on it). Only those two points are placed:
+        whole-series positions for every axis would cost memory."""
         summary = view.summaries[run]
-
-        def compute() -> np.ndarray | None:
-            series = self._store.scalars(run, tag)
-            found = axis_values(
-                axis,
-                series,
-                tag=tag,
-                epoch_map=view.epoch_maps[run],
-                run_start_time=summary.start_time,
-                run_last_step=summary.last_step,
-            )
-            if isinstance(found, Excluded):
-                return None
-            order = np.argsort(np.asarray(series.steps), kind="stable")
-            return np.asarray(found)[order]
-
-        # The epoch map of a run changes with its group's data.
-        group = view.infos[run].group
-        version = tuple(
-            sorted(
-                (other, view.summaries[other].version)
-                for other, info in view.infos.items()
-                if info.group == group
-            )
+        series = self._store.scalars(run, tag)
+        steps = np.asarray(series.steps)
+        if len(steps) > 1 and np.any(steps[1:] < steps[:-1]):
+            order = np.argsort(steps, kind="stable")
+            picked = order[[anomaly.start, anomaly.end]]
+        else:
+            picked = np.array([anomaly.start, anomaly.end])
+        two = ScalarSeries(
+            steps=steps[picked],
+            wall_times=np.asarray(series.wall_times)[picked],
+            values=np.asarray(series.values)[picked],
         )
-        return self._remember(("x", run, tag, axis), version, compute)
+        found = axis_values(
+            axis,
+            two,
+            tag=tag,
+            epoch_map=view.epoch_maps[run],
+            run_start_time=summary.start_time,
+            run_last_step=summary.last_step,
+        )
+        if isinstance(found, Excluded):
+            return None
+        return [float(found[0]), float(found[1])]
 
 
 def _running_mean(info: RunInfo, tag: str, derivation: str) -> bool:
@@ -519,7 +521,7 @@ def _runs_of(key: Hashable) -> set[str]:
     if not isinstance(key, tuple) or not key:
         return set()
     kind = key[0]
-    if kind in ("series", "x"):
+    if kind == "series":
         return {key[1]}
     if kind == "pair":
         return {key[1][0], key[2][0]}
