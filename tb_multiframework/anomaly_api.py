@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-import re
 import threading
 from collections.abc import Callable, Hashable, Iterable, Mapping
 from typing import Any, Protocol
@@ -29,6 +28,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from tb_multiframework.core import anomalies as core
+from tb_multiframework.core.aggregation import series_aggregation, split_of
 from tb_multiframework.core.anomalies import Anomaly
 from tb_multiframework.core.axes import EpochMap, axis_values
 from tb_multiframework.core.direction import (
@@ -36,12 +36,12 @@ from tb_multiframework.core.direction import (
     is_learning_rate,
     metric_direction,
 )
+from tb_multiframework.core.groups import rank_of
 from tb_multiframework.core.metrics import MetricEntry, canonical_metric
 from tb_multiframework.core.types import AliasRule, Excluded, RunInfo
 from tb_multiframework.store import RunSummary, ScalarSeries, Store
 
 MAX_ANOMALIES = 5000  # findings in one answer; more are counted, not listed
-_RANK_DIR = re.compile(r"(?:local_rank|rank|worker)[_-]?(\d+)", re.IGNORECASE)
 # A series that is a running mean since its epoch began (Keras' batch_*
 # metrics, Paddle hapi's train metrics other than the loss) jumps at every
 # epoch start by design: not a spike, a plateau or an oscillation.
@@ -94,16 +94,16 @@ def rank_groups(runs: Iterable[str]) -> dict[str, list[str]]:
     """Distributed runs: sibling directories named rank_N, rank-N,
     worker_N or local_rank_N, by their parent, ranks in numeric order.
 
-    Only parents with two or more such children form a group. (The groups
-    module of the runs table may take this over; the finder only needs a
-    name -> ordered member runs mapping.)
+    Only parents with two or more such children form a group: the same
+    rule as the runs table's DDP groups (`core.groups.rank_of`), kept to
+    ranks only (seed repeats are not ranks).
     """
     by_parent: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
     for run in runs:
         parent, _, base = run.rstrip("/").rpartition("/")
-        found = _RANK_DIR.fullmatch(base)
-        if found:
-            by_parent[parent].append((int(found.group(1)), run))
+        rank = rank_of(base)
+        if rank is not None:
+            by_parent[parent].append((rank, run))
     return {
         parent or ".": [run for _, run in sorted(members)]
         for parent, members in by_parent.items()
@@ -280,7 +280,7 @@ class AnomalyFinder:
         kinds: set[str] = set(core.SERIES_KINDS)
         if is_counter(name) or is_learning_rate(name):
             kinds = {"nonfinite"}  # a schedule or a counter is not trained
-        elif metric is not None and _running_mean(info, tag, metric.derivation):
+        elif _running_mean(info, tag, metric):
             kinds -= _RUNNING_MEAN_SKIPS
         version = (
             view.summaries[run].version,
@@ -508,12 +508,19 @@ class AnomalyFinder:
         return [float(found[0]), float(found[1])]
 
 
-def _running_mean(info: RunInfo, tag: str, derivation: str) -> bool:
-    """Whether a series is a running mean since its epoch began."""
-    if info.writer == "keras" and tag.rsplit("/", 1)[-1].startswith("batch_"):
-        return True
-    hapi_train = "paddle hapi train/" in derivation
-    return hapi_train and not tag.lower().endswith("loss")
+def _running_mean(info: RunInfo, tag: str, metric: Any) -> bool:
+    """Whether a series is a running mean since its epoch began.
+
+    Such a series jumps at every epoch start by design (the mean restarts),
+    so spikes, plateaus and oscillations in it say nothing.
+    """
+    found = series_aggregation(
+        info,
+        tag,
+        level=None if metric is None else metric.level,
+        split=split_of(None if metric is None else metric.name),
+    )
+    return found.kind == "running_mean"
 
 
 def _runs_of(key: Hashable) -> set[str]:
