@@ -30,6 +30,7 @@ from tb_multiframework.core.compare import (
     EXPORT_COLUMNS,
     MAX_SELECTIONS,
     Selection,
+    check_arguments,
     compare_scalars,
     export_rows,
 )
@@ -47,6 +48,7 @@ from tb_multiframework.core.types import (
 )
 from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.layout_store import LayoutStore
+from tb_multiframework.placed_cache import PlacedCache
 from tb_multiframework.store import HistogramSeries, RunSummary, Store
 
 _CACHE_ENTRIES = 64  # answers kept per data version
@@ -168,6 +170,8 @@ class Api:
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
+        # Placed and smoothed series, kept across data versions.
+        self._placed = PlacedCache()
 
     # Derived state.
 
@@ -359,15 +363,23 @@ class Api:
             raise ValueError(
                 f"baseline run {baseline!r} is not among the selected series"
             )
+        arguments: dict[str, Any] = {
+            "axis": query.x,
+            "smoothing": query.smoothing,
+            "smoothing_mode": query.smoothing_mode,
+            "points": query.points,
+            "diff_mode": query.diff_mode,
+            "x_range": query.x_range,
+        }
+        check_arguments(selections, **arguments)
+        placed = [
+            self._placed.place(
+                sel, query.x, query.smoothing, query.smoothing_mode
+            )
+            for sel in selections
+        ]
         comparison = compare_scalars(
-            selections,
-            axis=query.x,
-            smoothing=query.smoothing,
-            smoothing_mode=query.smoothing_mode,
-            points=query.points,
-            baseline=baseline,
-            diff_mode=query.diff_mode,
-            x_range=query.x_range,
+            selections, baseline=baseline, placed=placed, **arguments
         )
         payload = comparison.to_json()
         payload["missing"] = missing
@@ -798,3 +810,4 @@ def _tag_info_json(info: pairing.HistTagInfo) -> dict[str, Any]:
         "elementCount": info.element_count,
         "order": info.order,
     }
+
