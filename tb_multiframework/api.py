@@ -10,6 +10,7 @@ cached by their arguments and that same version.
 
 from __future__ import annotations
 
+import base64
 import collections
 import csv
 import dataclasses
@@ -52,6 +53,7 @@ from tb_multiframework.placed_cache import PlacedCache
 from tb_multiframework.store import HistogramSeries, RunSummary, Store
 
 _CACHE_ENTRIES = 64  # answers kept per data version
+SCALAR_ENCODINGS = ("json", "b64")  # `encoding` of the scalars route
 MAX_EXPORT_ROWS = 5_000_000  # rows in one CSV/JSON export
 
 
@@ -91,10 +93,13 @@ class Encoded:
     """An answer already serialised, kept in the cache as text and gzip.
 
     A repeated request then costs no JSON encoding and no compression.
+    `compress=False` marks an answer gzip barely shrinks (base64 of
+    floats: it mostly wins back base64's own third), sent as is.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, compress: bool = True) -> None:
         self.data = text.encode("utf-8")
+        self.compress = compress
         self._gzipped: bytes | None = None
 
     def gzipped(self) -> bytes:
@@ -288,13 +293,19 @@ class Api:
             )
         return inputs
 
-    def _cached(self, key: Hashable, compute: Callable[[], Any]) -> Encoded:
+    def _cached(
+        self,
+        key: Hashable,
+        compute: Callable[[], Any],
+        *,
+        compress: bool = True,
+    ) -> Encoded:
         self._context()  # clears the cache when the data changed
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        value = Encoded(encode_json(compute()))
+        value = Encoded(encode_json(compute()), compress=compress)
         with self._lock:
             self._cache[key] = value
             while len(self._cache) > _CACHE_ENTRIES:
@@ -352,7 +363,11 @@ class Api:
 
     def scalars(self, query: ScalarQuery) -> Encoded:
         """`GET scalars`: aligned, smoothed, downsampled series and diffs."""
-        return self._cached(("scalars", query), lambda: self._scalars(query))
+        return self._cached(
+            ("scalars", query),
+            lambda: self._scalars(query),
+            compress=query.encoding != "b64",
+        )
 
     def _scalars(self, query: ScalarQuery) -> dict[str, Any]:
         selections, missing = self._selections(query)
@@ -382,6 +397,10 @@ class Api:
             selections, baseline=baseline, placed=placed, **arguments
         )
         payload = comparison.to_json()
+        if query.encoding == "b64":
+            for entry in (*payload["series"], *payload["diffs"]):
+                pack_arrays(entry)
+        payload["encoding"] = query.encoding
         payload["missing"] = missing
         payload["dataVersion"] = self._store.version
         ctx = self._context()
@@ -734,6 +753,7 @@ class ScalarQuery:
     baseline: str | None = None
     diff_mode: str = "difference"
     x_range: tuple[float, float] | None = None
+    encoding: str = "json"  # how arrays travel: one of SCALAR_ENCODINGS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -811,3 +831,65 @@ def _tag_info_json(info: pairing.HistTagInfo) -> dict[str, Any]:
         "order": info.order,
     }
 
+
+# Compact arrays of the scalars answer (`encoding=b64`, docs/api.md).
+
+_PACKED_FIELDS = ("x", "y", "yMin", "yMax", "smoothed", "steps")
+
+
+def pack_arrays(entry: dict[str, Any]) -> None:
+    """Replaces a series' (or diff's) numeric arrays by packed arrays, in place.
+
+    Each becomes `{"dtype", "b64"}`: base64 of the little-endian values,
+    `f4` when every value survives a float32 round trip exactly (values
+    logged as float32, steps below 2**24; NaN and +-Inf survive), else `f8`;
+    `i4` for integers in int32 range, else `f8`. An array equal value for
+    value (and bit for bit once widened to float64) to a field packed
+    before it becomes `{"sameAs": field}`. Nothing is rounded.
+    """
+    packed: dict[str, np.ndarray] = {}
+    for field in _PACKED_FIELDS:
+        value = entry.get(field)
+        if not isinstance(value, np.ndarray):
+            continue
+        wide = value.astype(np.float64, copy=False)
+        same = next(
+            (
+                name
+                for name, other in packed.items()
+                if other.size == wide.size
+                and other.tobytes() == wide.tobytes()
+                and (value.dtype.kind == "f" or _exact_in_f8(value))
+            ),
+            None,
+        )
+        if same is not None:
+            entry[field] = {"sameAs": same}
+            continue
+        packed[field] = wide
+        entry[field] = _packed(value)
+
+
+def _exact_in_f8(ints: np.ndarray) -> bool:
+    return bool(ints.size == 0 or np.abs(ints).max() <= 2**53)
+
+
+def _packed(value: np.ndarray) -> dict[str, str]:
+    if value.dtype.kind in "iu":
+        info = np.iinfo(np.int32)
+        if value.size == 0 or (
+            value.min() >= info.min and value.max() <= info.max
+        ):
+            return _b64("i4", value.astype("<i4"))
+        return _b64("f8", value.astype("<f8"))
+    narrow = value.astype("<f4")
+    with np.errstate(over="ignore"):
+        exact = np.array_equal(narrow.astype(np.float64), value, equal_nan=True)
+    if exact:
+        return _b64("f4", narrow)
+    return _b64("f8", value.astype("<f8", copy=False))
+
+
+def _b64(dtype: str, array: np.ndarray) -> dict[str, str]:
+    data = base64.b64encode(np.ascontiguousarray(array).tobytes())
+    return {"dtype": dtype, "b64": data.decode("ascii")}

@@ -392,6 +392,7 @@ def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
         baseline=_optional_text(request, "baseline"),
         diff_mode=_choice(request, "diffMode", tuple(DIFF_MODES), "difference"),
         x_range=x_range,
+        encoding=_choice(request, "encoding", api.SCALAR_ENCODINGS, "json"),
     )
 
 
@@ -454,6 +455,8 @@ def _answer(
     if isinstance(result, wrappers.Response):
         return result
     if isinstance(result, api.Encoded):
+        if not result.compress:
+            return _uncompressed_json(request, result.data)
         if "gzip" in request.headers.get("Accept-Encoding", ""):
             return http_util.Respond(
                 request,
@@ -463,6 +466,24 @@ def _answer(
             )
         return http_util.Respond(request, result.data, "application/json")
     return _json(request, result)
+
+
+def _uncompressed_json(
+    request: wrappers.Request, body: bytes
+) -> wrappers.Response:
+    """JSON sent as is even to a client accepting gzip (`Respond` would
+    compress it), with the headers `Respond` sets on JSON."""
+    return wrappers.Response(
+        response=None if request.method == "HEAD" else body,
+        status=200,
+        headers=[
+            ("Content-Length", str(len(body))),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Expires", "0"),
+            ("Cache-Control", "no-cache, must-revalidate"),
+        ],
+        content_type="application/json",
+    )
 
 
 def _json(
