@@ -3,24 +3,35 @@
 Starts one real TensorBoard (default `--load_fast`, i.e. the Rust data
 server, which keeps 1000 sampled points a series) with this plugin on a
 synthetic logdir (default 50 runs x 100,000 points of one tag), waits until
-both have loaded everything, then times, interleaved:
+both have loaded everything, then times each of our requests to the last
+byte right after one of TensorBoard's (POST
+/data/plugin/scalars/scalars_multirun, all runs, one tag), so both meet the
+same machine load. Ours is what the tab asks for (`encoding=b64`,
+points=2000, every logged point accounted for); each kind of request is new
+to every cache except where a user would already have asked the step before:
 
-* TensorBoard: POST /data/plugin/scalars/scalars_multirun (all runs, one tag)
-  - cold (first request) and warm (repeats);
-* ours: GET /data/plugin/tb_multiframework/scalars (the same runs and tag,
-  points=2000, every logged point accounted for)
-  - cold (first request after loading: builds epoch maps and metric index),
-  - warm (repeats; answered from the cache keyed by arguments and data),
-  - warm recompute (a new smoothing weight each time, so nothing is cached:
-    smoothing over all 5M points, min/max downsampling, JSON).
+* cold: the first request after loading (no smoothing, no baseline);
+* new smoothing: a weight not asked before (smoothing over all 5M points,
+  min/max downsampling, encoding);
+* new baseline: a baseline run not asked before, at the weight of the chart
+  (49 difference curves on the union of x at full resolution);
+* new baseline + new smoothing: both at once (nothing cached);
+* zoom: a window (xMin/xMax, 2-20% of the steps) not asked before;
+* group aggregate: see `_aggregate_params` (a hook for the `experiments`
+  work; printed as "n/a" until the route takes it);
+* warm: a repeated request (answered from the answer cache).
 
-Prints medians and ratios. Usage:
-  python bench/bench_scalars.py [--runs 50] [--points 100000] [--repeat 15]
+Prints a table of medians with the ratio ours / TensorBoard for each row
+(TensorBoard's time is the median of the requests interleaved with that
+row's), the payload sizes and the machine's load. Usage:
+  python bench/bench_scalars.py [--runs 50] [--points 100000] [--repeat 9]
+      [--logdir DIR] [--gzip] [--encoding b64|json]
 """
 
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import os
 import re
@@ -38,6 +49,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_ingest import generate  # noqa: E402
 
 TAG = "loss/train"
+POINTS = 2000  # points per series the tab asks for
 
 
 def _start_tensorboard(logdir: str) -> tuple[subprocess.Popen, str]:
@@ -71,15 +83,28 @@ def _start_tensorboard(logdir: str) -> tuple[subprocess.Popen, str]:
     raise RuntimeError("TensorBoard did not start")
 
 
-def _get(url: str) -> bytes:
-    with urllib.request.urlopen(url, timeout=600) as response:
-        return response.read()
+class _Client:
+    """GET/POST to the last byte; gunzips when asked for gzip."""
 
+    def __init__(self, use_gzip: bool) -> None:
+        self.headers = {"Accept-Encoding": "gzip"} if use_gzip else {}
 
-def _post(url: str, form: list[tuple[str, str]]) -> bytes:
-    data = urllib.parse.urlencode(form).encode()
-    with urllib.request.urlopen(url, data=data, timeout=600) as response:
-        return response.read()
+    def get(self, url: str) -> bytes:
+        return self._read(urllib.request.Request(url, headers=self.headers))
+
+    def post(self, url: str, form: list[tuple[str, str]]) -> bytes:
+        data = urllib.parse.urlencode(form).encode()
+        request = urllib.request.Request(url, data=data, headers=self.headers)
+        return self._read(request)
+
+    def _read(self, request: urllib.request.Request) -> bytes:
+        with urllib.request.urlopen(request, timeout=600) as response:
+            body = response.read()
+            if response.headers.get("Content-Encoding") == "gzip":
+                body = gzip.decompress(body)
+            if response.status != 200:
+                raise RuntimeError(f"HTTP {response.status}: {body[:200]!r}")
+            return body
 
 
 def _timed(fn) -> tuple[float, bytes]:
@@ -92,8 +117,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=50)
     parser.add_argument("--points", type=int, default=100_000)
-    parser.add_argument("--repeat", type=int, default=15)
+    parser.add_argument("--repeat", type=int, default=9)
     parser.add_argument("--logdir", default="")
+    parser.add_argument(
+        "--gzip",
+        action="store_true",
+        help="send Accept-Encoding: gzip, as a browser does",
+    )
+    parser.add_argument("--encoding", default="b64", choices=("b64", "json"))
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         logdir = args.logdir or os.path.join(scratch, "logs")
@@ -112,24 +143,129 @@ def main() -> None:
             process.wait(timeout=30)
 
 
+def _aggregate_params(runs: list[str]) -> list[tuple[str, str]] | None:
+    """HOOK for the `experiments` work (issue 9): the scalars arguments of
+    a group aggregate (mean +- band over the group's runs, every point of
+    every member), e.g. `[("group", "..."), ("aggregate", "mean")]` plus
+    the runs. None until groups and aggregates exist; the row then prints
+    "n/a"."""
+    del runs
+    return None
+
+
 def _run(base: str, args: argparse.Namespace) -> None:
+    client = _Client(args.gzip)
     runs = [f"run_{r:02d}" for r in range(args.runs)]
-    ours_url = (
-        f"{base}/data/plugin/tb_multiframework/scalars?"
-        + urllib.parse.urlencode(
-            [("run", r) for r in runs] + [("tag", TAG), ("points", "2000")]
-        )
-    )
+    common = [("run", r) for r in runs] + [
+        ("tag", TAG),
+        ("points", str(POINTS)),
+        ("encoding", args.encoding),
+    ]
+    ours = f"{base}/data/plugin/tb_multiframework/scalars?"
     tb_url = f"{base}/data/plugin/scalars/scalars_multirun"
     tb_form = [("tag", TAG)] + [("runs", r) for r in runs]
-    last_step = args.points - 1
+    _wait_loaded(client, base, runs, tb_url, tb_form, args.points - 1)
+
+    def url(*extra: tuple[str, str]) -> str:
+        return ours + urllib.parse.urlencode(common + list(extra))
+
+    rows: list[tuple[str, list[float], list[float]]] = []
+
+    def row(label: str, urls: list[str]) -> bytes:
+        """Times each url right after one TensorBoard request."""
+        theirs, mine, body = [], [], b""
+        for u in urls:
+            theirs.append(_timed(lambda: client.post(tb_url, tb_form))[0])
+            seconds, body = _timed(lambda u=u: client.get(u))
+            mine.append(seconds)
+        rows.append((label, mine, theirs))
+        return body
+
+    cold_body = row("cold (first request after loading)", [url()])
+    tb_body = client.post(tb_url, tb_form)
+    repeat = args.repeat
+    weights = [f"{0.5 + i / (4 * repeat):.6f}" for i in range(repeat)]
+    row("new smoothing weight", [url(("smoothing", w)) for w in weights])
+    # The chart's weight was asked for just before: as in the tab, where a
+    # baseline is picked on a chart that is already drawn.
+    chart_weight = weights[-1]
+    baselines = runs[1 : repeat + 1]
+    row(
+        f"new baseline ({len(runs) - 1} difference curves)",
+        [url(("smoothing", chart_weight), ("baseline", b)) for b in baselines],
+    )
+    fresh = [f"{0.3 + i / (4 * repeat):.6f}" for i in range(repeat)]
+    baseline_body = row(
+        "new baseline + new smoothing (nothing cached)",
+        [
+            url(("smoothing", w), ("baseline", b))
+            for w, b in zip(fresh, reversed(runs[-repeat:]), strict=False)
+        ],
+    )
+    windows = _windows(args.points, repeat)
+    zoom_body = row(
+        "zoom window (xMin/xMax, new)",
+        [
+            url(("smoothing", chart_weight), ("xMin", lo), ("xMax", hi))
+            for lo, hi in windows
+        ],
+    )
+    aggregate = _aggregate_params(runs)
+    if aggregate is None:
+        rows.append(("group aggregate (hook: experiments)", [], []))
+    else:
+        row(
+            "group aggregate",
+            [ours + urllib.parse.urlencode(aggregate) for _ in range(repeat)],
+        )
+    row("warm (cached answer)", [url()] * repeat)
+
+    cold = json.loads(cold_body)
+    returned = sum(s["returned"] for s in cold["series"])
+    total = sum(s["total"] for s in cold["series"])
+    tb_points = sum(len(v) for v in json.loads(tb_body).values())
+    print(
+        f"ours ({args.encoding}{', gzip' if args.gzip else ''}): "
+        f"{len(cold_body) / 1e6:.1f} MB, {returned:,} points sent standing "
+        f"for all {total:,} logged; with a baseline "
+        f"{len(baseline_body) / 1e6:.1f} MB; zoomed "
+        f"{len(zoom_body) / 1e6:.1f} MB | TensorBoard: "
+        f"{len(tb_body) / 1e6:.1f} MB, {tb_points:,} sampled points"
+    )
+    print(
+        f"load average (1, 5, 15 min): {os.getloadavg()}, cores: {os.cpu_count()}"
+    )
+    print()
+    print("| request | ours ms | TensorBoard ms | ours / TensorBoard |")
+    print("|---|---|---|---|")
+    for label, mine, theirs in rows:
+        if not mine:
+            print(f"| {label} | n/a | n/a | n/a |")
+            continue
+        m, t = statistics.median(mine), statistics.median(theirs)
+        print(f"| {label} | {m * 1000:.0f} | {t * 1000:.0f} | {m / t:.2f}x |")
+
+
+def _windows(points: int, count: int) -> list[tuple[str, str]]:
+    """Zoom windows of 2..20% of the steps, each new."""
+    out = []
+    for i in range(count):
+        width = points * (0.02 + 0.18 * i / max(count - 1, 1))
+        lo = (points - width) * ((i * 0.37) % 1.0)
+        out.append((f"{lo:.3f}", f"{lo + width:.3f}"))
+    return out
+
+
+def _wait_loaded(client, base, runs, tb_url, tb_form, last_step) -> None:
     started = time.time()
     while True:
-        catalog = json.loads(_get(f"{base}/data/plugin/tb_multiframework/runs"))
+        catalog = json.loads(
+            client.get(f"{base}/data/plugin/tb_multiframework/runs")
+        )
         ours_ready = not catalog["loading"] and len(catalog["runs"]) == len(
             runs
         )
-        theirs = json.loads(_post(tb_url, tb_form))
+        theirs = json.loads(client.post(tb_url, tb_form))
         tb_ready = len(theirs) == len(runs) and all(
             points and points[-1][1] == last_step for points in theirs.values()
         )
@@ -139,50 +275,6 @@ def _run(base: str, args: argparse.Namespace) -> None:
             raise RuntimeError("loading did not finish in 30 min")
         time.sleep(2)
     print(f"both loaded after {time.time() - started:.0f} s of polling")
-
-    ours_cold, body = _timed(lambda: _get(ours_url))
-    ours = json.loads(body)
-    returned = sum(s["returned"] for s in ours["series"])
-    total = sum(s["total"] for s in ours["series"])
-    tb_cold, tb_body = _timed(lambda: _post(tb_url, tb_form))
-    tb_points = sum(len(v) for v in json.loads(tb_body).values())
-    print(
-        f"ours: {len(body) / 1e6:.1f} MB, {returned:,} points sent standing "
-        f"for all {total:,} logged | TensorBoard: {len(tb_body) / 1e6:.1f} MB,"
-        f" {tb_points:,} sampled points"
-    )
-    ours_warm, tb_warm, ours_recompute = [], [], []
-    for i in range(args.repeat):
-        tb_warm.append(_timed(lambda: _post(tb_url, tb_form))[0])
-        ours_warm.append(_timed(lambda: _get(ours_url))[0])
-        weight = 0.5 + i / (4 * args.repeat)  # a new weight: no cache hit
-        fresh_url = f"{ours_url}&smoothing={weight:.6f}"
-        ours_recompute.append(_timed(lambda url=fresh_url: _get(url))[0])
-    rows = [
-        ("TensorBoard scalars_multirun, cold", tb_cold),
-        ("TensorBoard scalars_multirun, warm", statistics.median(tb_warm)),
-        ("ours, cold (first request)", ours_cold),
-        ("ours, warm (cached answer)", statistics.median(ours_warm)),
-        (
-            "ours, warm recompute (new smoothing)",
-            statistics.median(ours_recompute),
-        ),
-    ]
-    print()
-    print("| request | median ms |")
-    print("|---|---|")
-    for label, seconds in rows:
-        print(f"| {label} | {seconds * 1000:.0f} |")
-    tb = statistics.median(tb_warm)
-    print()
-    print(
-        f"ours warm / TensorBoard warm: {statistics.median(ours_warm) / tb:.2f}x"
-    )
-    print(
-        "ours warm recompute / TensorBoard warm: "
-        f"{statistics.median(ours_recompute) / tb:.2f}x"
-    )
-    print(f"ours cold / TensorBoard cold: {ours_cold / tb_cold:.2f}x")
 
 
 if __name__ == "__main__":
