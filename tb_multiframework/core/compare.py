@@ -335,8 +335,10 @@ def _series_result(
             excluded=placed.reason,
         )
     lo, hi = _window(placed.x, x_range)
-    down = downsample_sorted(
-        placed.x[lo:hi], placed.y[lo:hi], buckets_for(points)
+    buckets = buckets_for(points)
+    down = placed.memo(
+        ("minmax", lo, hi, buckets),
+        lambda: downsample_sorted(placed.x[lo:hi], placed.y[lo:hi], buckets),
     )
     picked = down.indices + lo
     return SeriesResult(

@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+import threading
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -62,6 +65,11 @@ class PlacedSeries:
         smoothed: Smoothed values (`y` itself when the weight is 0).
         steps: Logged steps.
         wall_times: Logged wall times.
+        downsampled: Results that depend on x and y only (the min/max
+            downsampling of a window), kept for the next request that asks
+            the same of these points; shared by every smoothing of one
+            placement (`with_smoothing`). Holds `MEMO_ENTRIES` at most.
+            A copy with other x or y must get a new dict (the default).
     """
 
     x: FloatArray
@@ -69,6 +77,28 @@ class PlacedSeries:
     smoothed: FloatArray
     steps: Int64Array
     wall_times: FloatArray
+    downsampled: dict[Hashable, Any] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    def memo(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """`compute()`, or its result for the same key computed before."""
+        found = self.downsampled.get(key, _MISSING)
+        if found is not _MISSING:
+            return found  # type: ignore[no-any-return]
+        value = compute()
+        with _MEMO_LOCK:
+            while len(self.downsampled) >= MEMO_ENTRIES:
+                # dicts keep insertion order: drop the oldest.
+                self.downsampled.pop(next(iter(self.downsampled)), None)
+            self.downsampled[key] = value
+        return value
+
+
+MEMO_ENTRIES = 8  # downsampled windows kept per placed series
+_MEMO_LOCK = threading.Lock()
+_MISSING = object()
+T = TypeVar("T")
 
 
 def place_series(

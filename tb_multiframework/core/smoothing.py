@@ -133,13 +133,13 @@ def _ema(
         (smoothed values, last, count) after y.
     """
     if all_finite(y):
-        smoothed = _scan_constant_decay(w, (1.0 - w) * y, last)
+        smoothed = _blocked_recurrence(w, y, last, scale=1.0 - w)
         end = float(smoothed[-1]) if smoothed.size else last
         _debias_in_place(smoothed, w, count)
         return smoothed, end, count + y.size
     out = y.copy()
     finite = np.isfinite(y)
-    running = _scan_constant_decay(w, (1.0 - w) * y[finite], last)
+    running = _blocked_recurrence(w, y[finite], last, scale=1.0 - w)
     end = float(running[-1]) if running.size else last
     _debias_in_place(running, w, count)
     out[finite] = running
@@ -260,7 +260,11 @@ _BLOCK = 64  # points a block of the blocked recurrence (tuned at 100k)
 
 
 def _blocked_recurrence(
-    a: float | FloatArray, b: FloatArray, initial: float
+    a: float | FloatArray,
+    b: FloatArray,
+    initial: float,
+    *,
+    scale: float = 1.0,
 ) -> FloatArray:
     """The first-order linear recurrence s_k = a_k * s_{k-1} + b_k, blocked.
 
@@ -272,12 +276,14 @@ def _blocked_recurrence(
     recurrence over the m blocks with the block's product of decays (a
     log-depth scan), and is added to each point of the block times the
     product of the decays since the block started. The result equals the
-    sequential loop to rounding (about 1e-15 relative).
+    sequential loop to rounding (about 1e-15 relative). Two n-sized arrays
+    are allocated, the result and one scratch layout.
 
     Args:
         a: The decay, a float or one per point (a[0] multiplies `initial`).
         b: The inputs, float64 of shape (n,) or (rows, n): rows share `a`.
         initial: s_{-1} of every row.
+        scale: b_k is `scale * b[k]` (saves the caller a temporary).
 
     Returns:
         s, a new float64 array shaped like b.
@@ -287,10 +293,10 @@ def _blocked_recurrence(
         return np.array(b, dtype=np.float64)
     rows = b.reshape(-1, n)
     r = rows.shape[0]
+    first = a if isinstance(a, float) else float(a[0])
     if n <= 2 * _BLOCK:
-        s = np.array(rows, dtype=np.float64)
-        if n and initial != 0.0:
-            first = a if isinstance(a, float) else float(a[0])
+        s = np.multiply(rows, scale, dtype=np.float64)
+        if initial != 0.0:
             s[:, 0] = first * initial + s[:, 0]
         for row in s:
             _sequential(a, row)
@@ -299,20 +305,21 @@ def _blocked_recurrence(
     m = -(-n // size)
     # np.empty, not np.zeros: calloc'd pages would fault in one by one.
     grid = np.empty((r, m * size), dtype=np.float64)
-    grid[:, :n] = rows
+    np.multiply(rows, scale, out=grid[:, :n])
     grid[:, n:] = 0.0
     if initial != 0.0:
-        first = a if isinstance(a, float) else float(a[0])
         grid[:, 0] = first * initial + grid[:, 0]
     local = np.empty((size, r, m), dtype=np.float64)
     np.copyto(local, grid.reshape(r, m, size).transpose(2, 0, 1))
     tmp = np.empty((r, m), dtype=np.float64)
+    gain: FloatArray
     if isinstance(a, float):
         for j in range(1, size):
             np.multiply(local[j - 1], a, out=tmp)
             np.add(tmp, local[j], out=local[j])
-        gain = a ** np.arange(1, size + 1, dtype=np.float64)
-        gain = np.repeat(gain[:, None], m, axis=1)
+        powers = a ** np.arange(1, size + 1, dtype=np.float64)
+        ends = _log_scan(np.full(m, powers[-1]), local[-1])
+        gain = powers[:, None, None]
     else:
         decay = np.empty(m * size, dtype=np.float64)
         decay[:n] = a
@@ -320,22 +327,21 @@ def _blocked_recurrence(
         decay[0] = 0.0  # `initial` is already in s[0]
         steps = np.empty((size, m), dtype=np.float64)
         np.copyto(steps, decay.reshape(m, size).T)
-        gain = steps  # becomes the running product of decays, in place
+        # steps becomes the running product of decays, in place.
         for j in range(1, size):
             np.multiply(local[j - 1], steps[j], out=tmp)
             np.add(tmp, local[j], out=local[j])
-            np.multiply(gain[j - 1], steps[j], out=gain[j])
-    ends = _log_scan(gain[-1].copy(), local[-1])
+            np.multiply(steps[j - 1], steps[j], out=steps[j])
+        ends = _log_scan(steps[-1].copy(), local[-1])
+        gain = steps[:, None, :]
     # Block i starts from block i-1's true end.
     starts = np.empty((r, m), dtype=np.float64)
     starts[:, 0] = 0.0
     starts[:, 1:] = ends[:, :-1]
-    correction = np.multiply(gain[:, None, :], starts[None, :, :])
-    np.add(
-        local.transpose(1, 2, 0),
-        correction.transpose(1, 2, 0),
-        out=grid.reshape(r, m, size),
-    )
+    correction = grid.reshape(size, r, m)  # grid's memory is free now
+    np.multiply(gain, starts[None, :, :], out=correction)
+    np.add(local, correction, out=local)
+    np.copyto(grid.reshape(r, m, size), local.transpose(1, 2, 0))
     return grid[:, :n].reshape(b.shape)
 
 
