@@ -25,7 +25,7 @@ Prints a table of medians with the ratio ours / TensorBoard for each row
 (TensorBoard's time is the median of the requests interleaved with that
 row's), the payload sizes and the machine's load. Usage:
   python bench/bench_scalars.py [--runs 50] [--points 100000] [--repeat 9]
-      [--logdir DIR] [--gzip] [--encoding b64|json]
+      [--rounds 1] [--logdir DIR] [--gzip] [--encoding b64|json]
 """
 
 from __future__ import annotations
@@ -125,6 +125,12 @@ def main() -> None:
         help="send Accept-Encoding: gzip, as a browser does",
     )
     parser.add_argument("--encoding", default="b64", choices=("b64", "json"))
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="fresh TensorBoard processes to pool (cold is one per round)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         logdir = args.logdir or os.path.join(scratch, "logs")
@@ -135,12 +141,18 @@ def main() -> None:
                 f"generated {args.runs} runs x {args.points:,} points "
                 f"({time.perf_counter() - started:.0f} s)"
             )
-        process, base = _start_tensorboard(logdir)
-        try:
-            _run(base, args)
-        finally:
-            os.killpg(process.pid, signal.SIGTERM)
-            process.wait(timeout=30)
+        pooled: dict[str, tuple[list[float], list[float]]] = {}
+        for _ in range(args.rounds):
+            process, base = _start_tensorboard(logdir)
+            try:
+                for label, mine, theirs in _run(base, args):
+                    got = pooled.setdefault(label, ([], []))
+                    got[0].extend(mine)
+                    got[1].extend(theirs)
+            finally:
+                os.killpg(process.pid, signal.SIGTERM)
+                process.wait(timeout=30)
+        _print_table(pooled, args.rounds)
 
 
 def _aggregate_params(runs: list[str]) -> list[tuple[str, str]] | None:
@@ -153,7 +165,10 @@ def _aggregate_params(runs: list[str]) -> list[tuple[str, str]] | None:
     return None
 
 
-def _run(base: str, args: argparse.Namespace) -> None:
+def _run(
+    base: str, args: argparse.Namespace
+) -> list[tuple[str, list[float], list[float]]]:
+    """One round: every row's times, ours and TensorBoard's (seconds)."""
     client = _Client(args.gzip)
     runs = [f"run_{r:02d}" for r in range(args.runs)]
     common = [("run", r) for r in runs] + [
@@ -232,13 +247,19 @@ def _run(base: str, args: argparse.Namespace) -> None:
         f"{len(zoom_body) / 1e6:.1f} MB | TensorBoard: "
         f"{len(tb_body) / 1e6:.1f} MB, {tb_points:,} sampled points"
     )
-    print(
-        f"load average (1, 5, 15 min): {os.getloadavg()}, cores: {os.cpu_count()}"
-    )
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"load average (1, 5, 15 min): {load} on {os.cpu_count()} cores")
+    return rows
+
+
+def _print_table(
+    pooled: dict[str, tuple[list[float], list[float]]], rounds: int
+) -> None:
     print()
+    print(f"medians over {rounds} round(s) of fresh TensorBoard processes")
     print("| request | ours ms | TensorBoard ms | ours / TensorBoard |")
     print("|---|---|---|---|")
-    for label, mine, theirs in rows:
+    for label, (mine, theirs) in pooled.items():
         if not mine:
             print(f"| {label} | n/a | n/a | n/a |")
             continue
