@@ -17,8 +17,9 @@ to every cache except where a user would already have asked the step before:
   (49 difference curves on the union of x at full resolution);
 * new baseline + new smoothing: both at once (nothing cached);
 * zoom: a window (xMin/xMax, 2-20% of the steps) not asked before;
-* group aggregate: see `_aggregate_params` (a hook for the `experiments`
-  work; printed as "n/a" until the route takes it);
+* group aggregate: mean or median with a band over groups of 5 runs (set
+  in the logdir's config, which this bench writes), a new center/band
+  each time;
 * warm: a repeated request (answered from the answer cache).
 
 Prints a table of medians with the ratio ours / TensorBoard for each row
@@ -107,6 +108,15 @@ class _Client:
             return body
 
 
+def _get(url: str) -> bytes:
+    """GET without gzip (bench_aggregate uses these two as well)."""
+    return _Client(use_gzip=False).get(url)
+
+
+def _post(url: str, form: list[tuple[str, str]]) -> bytes:
+    return _Client(use_gzip=False).post(url, form)
+
+
 def _timed(fn) -> tuple[float, bytes]:
     started = time.perf_counter()
     body = fn()
@@ -141,6 +151,9 @@ def main() -> None:
                 f"generated {args.runs} runs x {args.points:,} points "
                 f"({time.perf_counter() - started:.0f} s)"
             )
+        from bench_aggregate import write_config  # imports this module
+
+        write_config(logdir, args.runs, GROUP_SIZE)
         pooled: dict[str, tuple[list[float], list[float]]] = {}
         for _ in range(args.rounds):
             process, base = _start_tensorboard(logdir)
@@ -155,14 +168,29 @@ def main() -> None:
         _print_table(pooled, args.rounds)
 
 
-def _aggregate_params(runs: list[str]) -> list[tuple[str, str]] | None:
-    """HOOK for the `experiments` work (issue 9): the scalars arguments of
-    a group aggregate (mean +- band over the group's runs, every point of
-    every member), e.g. `[("group", "..."), ("aggregate", "mean")]` plus
-    the runs. None until groups and aggregates exist; the row then prints
-    "n/a"."""
-    del runs
-    return None
+GROUP_SIZE = 5  # runs a group in the logdir's config (group aggregate row)
+
+
+def _aggregate_urls(url, weight: str, count: int) -> list[str]:
+    """Group aggregates (issue 9): mean or median with a band over the
+    groups of `GROUP_SIZE` runs that `main` writes into the logdir's config,
+    at the chart's weight, each request a center/band pair not asked
+    before; the members' own series are not sent (includeSeries=0)."""
+    pairs = [
+        (center, band)
+        for band in ("std", "minmax", "ci95", "none")
+        for center in ("mean", "median")
+    ]
+    return [
+        url(
+            ("smoothing", weight),
+            ("groupBy", "group"),
+            ("aggregate", center),
+            ("band", band),
+            ("includeSeries", "0"),
+        )
+        for center, band in pairs[:count]
+    ]
 
 
 def _run(
@@ -225,14 +253,11 @@ def _run(
             for lo, hi in windows
         ],
     )
-    aggregate = _aggregate_params(runs)
-    if aggregate is None:
-        rows.append(("group aggregate (hook: experiments)", [], []))
-    else:
-        row(
-            "group aggregate",
-            [ours + urllib.parse.urlencode(aggregate) for _ in range(repeat)],
-        )
+    row(
+        f"group aggregate ({len(runs) // GROUP_SIZE} groups of {GROUP_SIZE},"
+        " center + band)",
+        _aggregate_urls(url, chart_weight, repeat),
+    )
     row("warm (cached answer)", [url()] * repeat)
 
     cold = json.loads(cold_body)

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from tb_multiframework import experiments
 from tb_multiframework.config import Config, ConfigFile
 from tb_multiframework.core import histdiff, layouts, pairing
 from tb_multiframework.core.axes import EpochMap, axis_values, build_epoch_map
@@ -141,6 +142,7 @@ class _Context:
     aliases: tuple[AliasRule, ...]
     metrics: dict[str, MetricEntry]
     errors: tuple[str, ...]
+    experiments: experiments.Experiments
 
 
 class Api:
@@ -234,6 +236,7 @@ class Api:
             aliases=aliases,
             metrics={entry.key: entry for entry in entries},
             errors=tuple(errors),
+            experiments=experiments.build_experiments(summaries, config),
         )
 
     def _epoch_maps(
@@ -323,7 +326,10 @@ class Api:
         ] + list(ctx.errors)
         return {
             "runs": [
-                _run_entry(summary, ctx.epoch_maps[run])
+                {
+                    **_run_entry(summary, ctx.epoch_maps[run]),
+                    **ctx.experiments.run_fields(run),
+                }
                 for run, summary in sorted(ctx.summaries.items())
             ],
             "loading": not self._loader.loaded_once.is_set(),
@@ -387,16 +393,24 @@ class Api:
             "x_range": query.x_range,
         }
         check_arguments(selections, **arguments)
+        shown = selections if query.include_series else []
         placed = [
             self._placed.place(
                 sel, query.x, query.smoothing, query.smoothing_mode
             )
-            for sel in selections
+            for sel in shown
         ]
         comparison = compare_scalars(
-            selections, baseline=baseline, placed=placed, **arguments
+            shown,
+            baseline=baseline if query.include_series else None,
+            placed=placed,
+            **arguments,
         )
         payload = comparison.to_json()
+        if query.aggregate != "none":
+            payload.update(self._aggregates(query, selections))
+            if not query.include_series:
+                payload["series"] = []
         if query.encoding == "b64":
             for entry in (*payload["series"], *payload["diffs"]):
                 pack_arrays(entry)
@@ -409,6 +423,55 @@ class Api:
             for s in selections
         }
         return payload
+
+    def _aggregates(
+        self, query: ScalarQuery, selections: list[Selection]
+    ) -> dict[str, Any]:
+        """The `aggregates` part of a scalars answer (experiments.py)."""
+        ctx = self._context()
+        names = [
+            experiments.group_of(
+                ctx.experiments, ctx.summaries, s.run.run, query.group_by
+            )
+            for s in selections
+        ]
+        return experiments.aggregates(
+            selections,
+            names,
+            experiments.AggregateQuery(
+                group_by=query.group_by,
+                center=query.aggregate,
+                band=query.band,
+                baseline_group=query.baseline_group,
+            ),
+            axis=query.x,
+            smoothing=query.smoothing,
+            smoothing_mode=query.smoothing_mode,
+            points=query.points,
+            x_range=query.x_range,
+        )
+
+    def config_diff(self, runs: tuple[str, ...]) -> dict[str, Any]:
+        """`GET config_diff`: hyper-parameters of 2+ runs side by side."""
+        ctx = self._context()
+        for run in runs:
+            if run not in ctx.summaries:
+                raise NotFound(f"unknown run {run!r}")
+        return experiments.config_diff(ctx.experiments, runs)
+
+    def metric_summary(self, metric: str) -> dict[str, Any]:
+        """`GET metric_summary`: last/best of a metric per run, rank spread."""
+        ctx = self._context()
+        entry = ctx.metrics.get(metric)
+        if entry is None:
+            raise NotFound(f"unknown metric {metric!r}")
+        members = [(m.run, m.tag) for m in entry.members]
+        series = {
+            (run, tag): self._store.scalars(run, tag) for run, tag in members
+        }
+        return experiments.metric_summary(
+            entry.key, entry.name, members, series, ctx.experiments
+        )
 
     def export(self, query: ScalarQuery, fmt: str) -> tuple[str, str]:
         """`GET export`: every aligned point as CSV or JSON text.
@@ -754,6 +817,11 @@ class ScalarQuery:
     diff_mode: str = "difference"
     x_range: tuple[float, float] | None = None
     encoding: str = "json"  # how arrays travel: one of SCALAR_ENCODINGS
+    group_by: str = "group"
+    aggregate: str = "none"
+    band: str = "none"
+    baseline_group: str | None = None
+    include_series: bool = True
 
 
 @dataclasses.dataclass(frozen=True)
