@@ -399,7 +399,7 @@ export class Catalog {
 
 // Scalars answers with compact arrays (`encoding=b64`, docs/api.md).
 
-/** The numeric array fields of a scalars series or difference curve. */
+/** The numeric array fields of a series, diff, aggregate or group diff. */
 const PACKED_FIELDS = Object.freeze([
   "x",
   "y",
@@ -407,6 +407,18 @@ const PACKED_FIELDS = Object.freeze([
   "yMax",
   "smoothed",
   "steps",
+  "lower",
+  "upper",
+  "count",
+  "countBaseline",
+]);
+
+/** The lists of a scalars answer whose entries carry packed arrays. */
+const PACKED_LISTS = Object.freeze([
+  "series",
+  "diffs",
+  "aggregates",
+  "groupDiffs",
 ]);
 
 /** Typed array constructors by the server's `dtype`. */
@@ -418,7 +430,8 @@ const DTYPES = Object.freeze({
 
 /**
  * GETs `scalars` with compact arrays and decodes them: each numeric array
- * of every series and diff arrives as a typed array (NaN and ±Infinity are
+ * of every series, diff, aggregate and group diff arrives as a typed array
+ * (NaN and ±Infinity are
  * plain IEEE values in it, no strings), in the same shape as the plain
  * JSON answer otherwise.
  * @param {Parameters<typeof apiUrl>[1]} params the scalars arguments
@@ -440,7 +453,8 @@ export async function fetchScalars(params, options = {}) {
  * @returns {any} the same object, with typed arrays
  */
 export function decodeScalars(payload) {
-  for (const entry of [...(payload.series ?? []), ...(payload.diffs ?? [])]) {
+  const entries = PACKED_LISTS.flatMap((list) => payload[list] ?? []);
+  for (const entry of entries) {
     for (const field of PACKED_FIELDS) {
       const value = entry[field];
       if (value && typeof value.b64 === "string") {

@@ -412,8 +412,9 @@ class Api:
             if not query.include_series:
                 payload["series"] = []
         if query.encoding == "b64":
-            for entry in (*payload["series"], *payload["diffs"]):
-                pack_arrays(entry)
+            for key in ("series", "diffs", "aggregates", "groupDiffs"):
+                for entry in payload.get(key, ()):
+                    pack_arrays(entry)
         payload["encoding"] = query.encoding
         payload["missing"] = missing
         payload["dataVersion"] = self._store.version
@@ -449,6 +450,7 @@ class Api:
             smoothing_mode=query.smoothing_mode,
             points=query.points,
             x_range=query.x_range,
+            place=self._placed.place,
         )
 
     def config_diff(self, runs: tuple[str, ...]) -> dict[str, Any]:
@@ -902,11 +904,23 @@ def _tag_info_json(info: pairing.HistTagInfo) -> dict[str, Any]:
 
 # Compact arrays of the scalars answer (`encoding=b64`, docs/api.md).
 
-_PACKED_FIELDS = ("x", "y", "yMin", "yMax", "smoothed", "steps")
+# Numeric arrays of a Series, Diff, Aggregate or GroupDiff, in packing order.
+_PACKED_FIELDS = (
+    "x",
+    "y",
+    "yMin",
+    "yMax",
+    "smoothed",
+    "steps",
+    "lower",
+    "upper",
+    "count",
+    "countBaseline",
+)
 
 
 def pack_arrays(entry: dict[str, Any]) -> None:
-    """Replaces a series' (or diff's) numeric arrays by packed arrays, in place.
+    """Replaces an entry's numeric arrays (`_PACKED_FIELDS`) by packed ones.
 
     Each becomes `{"dtype", "b64"}`: base64 of the little-endian values,
     `f4` when every value survives a float32 round trip exactly (values
