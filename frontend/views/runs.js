@@ -45,14 +45,14 @@ const COLUMNS = [
   { id: "writer", label: "Writer", sortKey: (r) => r.writer.toLowerCase() },
   {
     id: "scalars",
-    label: "Scalar tags",
+    label: "Scalars",
     title: "Number of scalar tags",
     numeric: true,
     sortKey: (r) => r.scalarTags.length,
   },
   {
     id: "histograms",
-    label: "Histogram tags",
+    label: "Histograms",
     title: "Number of histogram tags",
     numeric: true,
     sortKey: (r) => r.histogramTags.length,
@@ -157,20 +157,31 @@ class RunsView {
         append(
           this.selectionBox,
           this.selectionSummary,
-          h("button", {
+          (this.selectAllButton = h("button", {
             className: "tbmf-button tbmf-button--text",
             text: "Select all",
             attrs: { type: "button" },
             dataset: { action: "select-all" },
-            on: { click: () => ctx.state.setSelection(null) },
-          }),
-          h("button", {
+            on: { click: () => this._selectShown(true) },
+          })),
+          (this.selectOnlyButton = h("button", {
+            className: "tbmf-button tbmf-button--text",
+            text: "Only shown",
+            title: "Select exactly the runs the filter shows",
+            attrs: { type: "button", hidden: true },
+            dataset: { action: "select-only" },
+            on: {
+              click: () =>
+                ctx.state.setSelection(this._visibleRuns().map((r) => r.run)),
+            },
+          })),
+          (this.selectNoneButton = h("button", {
             className: "tbmf-button tbmf-button--text",
             text: "Select none",
             attrs: { type: "button" },
             dataset: { action: "select-none" },
-            on: { click: () => ctx.state.setSelection([]) },
-          }),
+            on: { click: () => this._selectShown(false) },
+          })),
         ),
       ),
       h(
@@ -279,6 +290,29 @@ class RunsView {
   _setSelected(runs, select) {
     const all = this.ctx.catalog.runs.map((r) => r.run);
     this.ctx.state.changeSelection(all, runs, select);
+  }
+
+  /** @returns {boolean} a filter box text or framework chip is active */
+  _filtered() {
+    return Boolean(
+      this.ctx.state.get(KEY_FILTER) || this._frameworkFilter().size,
+    );
+  }
+
+  /**
+   * "Select all" / "Select none": every run without a filter; with one,
+   * only the runs it shows (the others keep their state).
+   * @param {boolean} select
+   */
+  _selectShown(select) {
+    if (!this._filtered()) {
+      this.ctx.state.setSelection(select ? null : []);
+      return;
+    }
+    this._setSelected(
+      this._visibleRuns().map((r) => r.run),
+      select,
+    );
   }
 
   _toggleVisible() {
@@ -487,6 +521,18 @@ class RunsView {
       ? `${formatInt(selected)} of ${plural(all.length, "run")} selected`
       : "";
     const visible = this._visibleRuns().map((r) => r.run);
+    const filtered = this._filtered();
+    this.selectAllButton.textContent = filtered
+      ? `Select ${formatInt(visible.length)} shown`
+      : "Select all";
+    this.selectAllButton.title = filtered
+      ? "Add the runs the filter shows to the selection"
+      : "Select every run (runs that appear later too)";
+    this.selectNoneButton.textContent = filtered ? "Deselect shown" : "Select none";
+    this.selectNoneButton.title = filtered
+      ? "Remove the runs the filter shows from the selection"
+      : "Clear the selection";
+    this.selectOnlyButton.hidden = !filtered;
     const count = visible.filter((run) => state.isSelected(run)).length;
     this.headerCheckbox.checked =
       visible.length > 0 && count === visible.length;
@@ -640,9 +686,12 @@ class RunsView {
         ),
       ),
       nameCell,
+      // A run on its own is its own group: the cell stays empty rather
+      // than repeat the name.
       h("td", {
-        className: run.group === run.run ? "tbmf-muted" : "",
-        text: run.group,
+        className: "tbmf-group-cell",
+        text: run.group === run.run ? "" : run.group,
+        title: run.group === run.run ? "Not grouped" : run.group,
         dataset: { col: "group" },
       }),
       h(
@@ -653,6 +702,7 @@ class RunsView {
       h("td", {
         className: "tbmf-writer",
         text: run.writer || "—",
+        title: run.writer || "",
         dataset: { col: "writer" },
       }),
       numericCell("scalars", formatInt(run.scalarTags.length)),

@@ -11,6 +11,8 @@
 import { h } from "../../dom.js";
 import { errorText, LatestRequest } from "../../model.js";
 import { KEYS as SHELL_KEYS } from "../../state.js";
+import { PINNED_COLORS_KEY } from "../../colors.js";
+import { RUN_FILTER_KEYS } from "../../filter.js";
 import { RunPicker } from "../compare/runpicker.js";
 import {
   deleteLayout,
@@ -233,10 +235,19 @@ export class LayoutsView {
   /** @param {Set<string>} changed */
   _onState(changed) {
     if (changed.has(SHELL_KEYS.view)) return;
-    if (changed.has(SHELL_KEYS.selection)) {
+    const narrowing = changed.has(RUN_FILTER_KEYS.narrow) ||
+      (changed.has(RUN_FILTER_KEYS.query) &&
+        this.ctx.state.get(RUN_FILTER_KEYS.narrow) === "1");
+    if (changed.has(SHELL_KEYS.selection) || narrowing) {
       this.runPicker.render();
       this.dashboard?.selectionChanged();
       this.editor?.refresh();
+    } else if (
+      changed.has(RUN_FILTER_KEYS.query) ||
+      changed.has(PINNED_COLORS_KEY)
+    ) {
+      this.runPicker.render();
+      if (changed.has(PINNED_COLORS_KEY)) this.dashboard?.selectionChanged();
     }
     if (
       changed.has(LAYOUT_KEYS.name) ||
