@@ -514,16 +514,20 @@ export class LayoutsView {
         },
       },
     ];
-    if (base) {
-      actions.push({
-        id: "delete",
-        label: "Delete",
-        icon: "delete",
-        danger: true,
-        title: "Delete this layout",
-        run: () => void this._delete(this.editor?.base?.name ?? base.name),
-      });
-    }
+    // Always there: a new layout can be deleted as soon as it is saved
+    // (_saved enables it), without reopening the editor.
+    actions.push({
+      id: "delete",
+      label: "Delete",
+      icon: "delete",
+      danger: true,
+      title: "Delete this layout",
+      disabled: base ? undefined : "Save the layout first",
+      run: () => {
+        const name = this.editor?.base?.name ?? base?.name;
+        if (name) void this._delete(name);
+      },
+    });
     actions.push({
       id: "close",
       label: "Close",
@@ -575,6 +579,13 @@ export class LayoutsView {
     );
     // The editor stays: what is shown is this layout in edit mode already.
     this._current = target("user", saved.name, true);
+    const remove = /** @type {HTMLButtonElement | null} */ (
+      this.editor?.element.querySelector('[data-action="delete"]') ?? null
+    );
+    if (remove) {
+      remove.disabled = false;
+      remove.title = "Delete this layout";
+    }
     this.ctx.state.update({
       [LAYOUT_KEYS.name]: saved.name,
       [LAYOUT_KEYS.imported]: null,
