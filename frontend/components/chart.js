@@ -26,6 +26,7 @@ import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { styleFor, withAlpha } from "../colors.js";
 import { ensureStylesheet, h, icon } from "../dom.js";
 import { formatValue } from "../format.js";
+import { markInput } from "../perf.js";
 import { tooltipRows } from "../prefs.js";
 import {
   drawClipped,
@@ -130,6 +131,8 @@ const MIN_ZOOM_DRAG_PX = 3;
  * @property {number | null} upper band upper edge
  * @property {number | null} lower band lower edge
  * @property {Marker[]} markers
+ * @property {number[]} ownX the series' own x (not the joined rows)
+ * @property {(number | null)[]} ownY its drawable values on ownX
  */
 
 /**
@@ -313,15 +316,17 @@ export class Chart {
     this._dataVersion++;
     const u = this._uplot;
     if (u) {
-      for (const slot of this._slots) {
-        if (slot.key !== key && slot.spec.linkedTo !== key) continue;
-        const visible = this._isVisible(slot);
-        for (const index of [slot.index, slot.upper, slot.lower]) {
-          if (index !== null) u.setSeries(index, { show: visible });
+      // One redraw for all of it; uPlot ranges y again over the series
+      // shown (the robust range too: _dataVersion moved).
+      u.batch(() => {
+        for (const slot of this._slots) {
+          if (slot.key !== key && slot.spec.linkedTo !== key) continue;
+          const visible = this._isVisible(slot);
+          for (const index of [slot.index, slot.upper, slot.lower]) {
+            if (index !== null) u.setSeries(index, { show: visible });
+          }
         }
-      }
-      // The y range follows the series shown.
-      if (this._options.ignoreOutliers) u.setData(u.data);
+      });
     }
     this._renderLegend();
   }
@@ -394,14 +399,16 @@ export class Chart {
         show: visible,
         spanGaps: false,
         points: {
-          show: pointsShow,
+          show: (/** @type {uPlot} */ u) => sparse(slot, u),
           size: 5,
           width: 1,
           fill: slot.color,
         },
         // With many series one cursor dot (the hovered series') is drawn
-        // by the chart instead of a column of dots.
+        // by the chart instead of a column of dots, and lines are built
+        // from each series' own points.
         ...(many ? { cursor: { show: false } } : {}),
+        ...(many && slot.upper === null ? { paths: ownPoints(slot) } : {}),
         value: (_u, v) => (v == null ? "—" : formatY(v)),
       };
       if (slot.upper !== null && slot.lower !== null) {
@@ -562,7 +569,11 @@ export class Chart {
     this._clipped = this._options.ignoreOutliers
       ? findClipped(
           u,
-          visible.map((slot) => ({ key: slot.key, columns: [slot.index] })),
+          visible.map((slot) => ({
+            key: slot.key,
+            xs: slot.ownX,
+            ys: slot.ownY,
+          })),
         )
       : [];
     drawClipped(
@@ -594,14 +605,13 @@ export class Chart {
     const xMax = u.scales.x.max ?? xs[xs.length - 1];
     const key = `${this._dataVersion}:${xMin}:${xMax}:${log}`;
     if (this._rangeMemo?.key !== key) {
-      const [first, last] = rowWindow(xs, xMin, xMax);
       /** @type {number[]} */
       const values = [];
       for (const slot of this._slots) {
         if (!this._isVisible(slot)) continue;
-        const column = u.data[slot.index];
+        const [first, last] = rowWindow(slot.ownX, xMin, xMax);
         for (let i = first; i <= last; i++) {
-          const v = column[i];
+          const v = slot.ownY[i];
           if (v != null) values.push(log ? Math.log10(v) : v);
         }
       }
@@ -640,11 +650,14 @@ export class Chart {
     if (!ctx) return;
     ctx.clearRect(0, 0, width, height);
     const hovered = this._hovered;
-    if (!hovered || !this._pointerIn) return;
-    const slot = this._slots.find((s) => s.key === hovered.slot.key);
-    if (!slot || !this._isVisible(slot)) return;
-    const xs = u.data[0];
-    const ys = u.data[slot.index];
+    const slot = hovered
+      ? this._slots.find((s) => s.key === hovered.slot.key)
+      : undefined;
+    // Out of the layout tree when unused: nothing to composite.
+    canvas.hidden = !hovered || !this._pointerIn || !slot || !this._isVisible(slot);
+    if (canvas.hidden || !hovered || !slot) return;
+    const xs = slot.ownX;
+    const ys = slot.ownY;
     const { min: xMin, max: xMax } = u.scales.x;
     if (xMin == null || xMax == null) return;
     const [first, last] = rowWindow(xs, xMin, xMax);
@@ -657,9 +670,10 @@ export class Chart {
     if (slot.dash) ctx.setLineDash(slot.dash.map((d) => d * ratio));
     ctx.beginPath();
     let drawing = false;
-    for (let i = Math.max(0, first - 1); i <= Math.min(xs.length - 1, last + 1); i++) {
+    const from = Math.max(0, first - 1);
+    const to = Math.min(xs.length - 1, last + 1);
+    for (let i = from; i <= to; i++) {
       const v = ys[i];
-      if (v === undefined) continue; // an alignment hole: spanned
       if (v === null) {
         drawing = false;
         continue;
@@ -671,9 +685,9 @@ export class Chart {
       drawing = true;
     }
     ctx.stroke();
-    const v = ys[hovered.row];
+    const v = u.data[slot.index][hovered.row];
     if (v != null) {
-      const px = u.valToPos(xs[hovered.row], "x", true) - left;
+      const px = u.valToPos(u.data[0][hovered.row], "x", true) - left;
       const py = Math.min(
         Math.max(u.valToPos(v, "y", true) - top, 0),
         height,
@@ -731,6 +745,8 @@ export class Chart {
         upper: hasBand ? column + 1 : null,
         lower: hasBand ? column + 2 : null,
         markers: spec.markers === false ? [] : findMarkers(x, spec.y),
+        ownX: x,
+        ownY: columns[0],
       });
       column += columns.length;
     }
@@ -771,7 +787,12 @@ export class Chart {
                 "aria-pressed": String(!hidden),
               },
               dataset: { key: slot.key },
-              on: { click: () => this.setSeriesVisible(slot.key, hidden) },
+              on: {
+                click: (event) => {
+                  markInput("legend", event);
+                  this.setSeriesVisible(slot.key, hidden);
+                },
+              },
             },
             h("span", {
               className: "tbmf-chart__swatch",
@@ -929,18 +950,61 @@ function cleanValues(values, length, logY) {
 }
 
 /**
- * Draws point markers only for sparse series (e.g. one value an epoch).
+ * Point markers only for sparse series (e.g. one value an epoch): more than
+ * 12 CSS pixels a point in the x window (counted on the series' own x).
+ * @param {SeriesSlot} slot
  * @param {uPlot} u
- * @param {number} seriesIdx
- * @param {number} idx0
- * @param {number} idx1
  * @returns {boolean}
  */
-function pointsShow(u, seriesIdx, idx0, idx1) {
-  const values = u.data[seriesIdx];
-  let count = 0;
-  for (let i = idx0; i <= idx1; i++) if (values[i] != null) count++;
+function sparse(slot, u) {
+  const { min, max } = u.scales.x;
+  if (min == null || max == null) return false;
+  const [first, last] = rowWindow(slot.ownX, min, max);
+  const count = last - first + 1;
   return count > 0 && u.bbox.width / devicePixelRatio / count > 12;
+}
+
+/**
+ * A uPlot path builder that strokes a series from its own points instead of
+ * the joined rows: with 50 runs the joined table has ~15 times more rows
+ * than any series has points, and uPlot's builder walks them all.
+ * @param {SeriesSlot} slot
+ * @returns {uPlot.Series.PathBuilder}
+ */
+function ownPoints(slot) {
+  return (u) => {
+    const xs = slot.ownX;
+    const ys = slot.ownY;
+    const { min, max } = u.scales.x;
+    const stroke = new Path2D();
+    if (min != null && max != null && xs.length > 0) {
+      // One point beyond each edge, so the line reaches the plot's edges.
+      const [first, last] = rowWindow(xs, min, max);
+      const from = Math.max(0, first - 1);
+      const to = Math.min(xs.length - 1, last + 1);
+      let pen = false;
+      for (let i = from; i <= to; i++) {
+        const v = ys[i];
+        if (v === null) {
+          pen = false;
+          continue;
+        }
+        const px = u.valToPos(xs[i], "x", true);
+        const py = u.valToPos(v, "y", true);
+        if (pen) stroke.lineTo(px, py);
+        else stroke.moveTo(px, py);
+        pen = true;
+      }
+    }
+    return /** @type {any} */ ({
+      stroke,
+      fill: null,
+      clip: null,
+      band: null,
+      gaps: null,
+      flags: 0,
+    });
+  };
 }
 
 /**

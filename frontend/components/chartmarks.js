@@ -136,30 +136,27 @@ export function robustRange(values, dataMin, dataMax) {
 
 /**
  * The points of the visible series outside the y scale, within the x
- * window.
+ * window, read from each series' own points.
  * @param {any} u the uPlot instance
- * @param {{key: string, columns: number[]}[]} slots each series and the
- *     data columns drawn for it (line, linked raw line)
+ * @param {{key: string, xs: ArrayLike<number>,
+ *     ys: ArrayLike<number | null>}[]} slots
  * @returns {ClippedPoint[]}
  */
 export function findClipped(u, slots) {
   const { min: yMin, max: yMax } = u.scales.y;
   const { min: xMin, max: xMax } = u.scales.x;
   if (yMin == null || yMax == null || xMin == null || xMax == null) return [];
-  const xs = u.data[0];
-  const [first, last] = rowWindow(xs, xMin, xMax);
   /** @type {ClippedPoint[]} */
   const clipped = [];
   for (const slot of slots) {
-    for (const column of slot.columns) {
-      const values = u.data[column];
-      for (let i = first; i <= last; i++) {
-        const v = values[i];
-        if (v == null) continue;
-        if (v > yMax) clipped.push({ key: slot.key, x: xs[i], y: v, edge: "top" });
-        else if (v < yMin) {
-          clipped.push({ key: slot.key, x: xs[i], y: v, edge: "bottom" });
-        }
+    const [first, last] = rowWindow(slot.xs, xMin, xMax);
+    for (let i = first; i <= last; i++) {
+      const v = slot.ys[i];
+      if (v == null) continue;
+      if (v > yMax) {
+        clipped.push({ key: slot.key, x: slot.xs[i], y: v, edge: "top" });
+      } else if (v < yMin) {
+        clipped.push({ key: slot.key, x: slot.xs[i], y: v, edge: "bottom" });
       }
     }
   }
@@ -178,29 +175,39 @@ export function drawClipped(u, clipped, colors) {
   const { ctx } = u;
   const { top, height } = u.bbox;
   const size = CLIP_SIZE * devicePixelRatio;
+  // One path a colour (one stroke each: strokes are what costs).
+  /** @type {Map<string, Path2D>} */
+  const paths = new Map();
   const seen = new Set();
-  ctx.save();
-  ctx.lineWidth = 1.75 * devicePixelRatio;
-  ctx.lineJoin = "round";
   for (const point of clipped) {
     const cx = Math.round(u.valToPos(point.x, "x", true));
     const id = `${point.key}\n${point.edge}\n${cx}`;
     if (seen.has(id)) continue;
     seen.add(id);
-    ctx.strokeStyle = colors.get(point.key) ?? "#888";
-    ctx.beginPath();
+    const color = colors.get(point.key) ?? "#888";
+    let path = paths.get(color);
+    if (!path) {
+      path = new Path2D();
+      paths.set(color, path);
+    }
     if (point.edge === "top") {
       const y = top + 1.5 * devicePixelRatio;
-      ctx.moveTo(cx - size, y + size);
-      ctx.lineTo(cx, y);
-      ctx.lineTo(cx + size, y + size);
+      path.moveTo(cx - size, y + size);
+      path.lineTo(cx, y);
+      path.lineTo(cx + size, y + size);
     } else {
       const y = top + height - 1.5 * devicePixelRatio;
-      ctx.moveTo(cx - size, y - size);
-      ctx.lineTo(cx, y);
-      ctx.lineTo(cx + size, y - size);
+      path.moveTo(cx - size, y - size);
+      path.lineTo(cx, y);
+      path.lineTo(cx + size, y - size);
     }
-    ctx.stroke();
+  }
+  ctx.save();
+  ctx.lineWidth = 1.75 * devicePixelRatio;
+  ctx.lineJoin = "round";
+  for (const [color, path] of paths) {
+    ctx.strokeStyle = color;
+    ctx.stroke(path);
   }
   ctx.restore();
 }
