@@ -86,7 +86,9 @@ def _server(tree: str, logdir: str) -> Iterator[TensorBoardServer]:
 
 
 def _open(page: Page, server: TensorBoardServer) -> Frame:
-    page.goto(server.url("#tb_multiframework&tbmf.view=compare&tbmf.cm=loss/train"))
+    page.goto(
+        server.url("#tb_multiframework&tbmf.view=compare&tbmf.cm=loss/train")
+    )
     page.locator('.plugin-name[data-plugin-id="tb_multiframework"]').click()
     handle = page.wait_for_selector('iframe[src*="plugin_entry.html"]')
     frame = handle.content_frame() if handle else None
@@ -186,7 +188,9 @@ def _contenders(
             manager.__exit__(None, None, None)
 
 
-def _report(times: dict[str, dict[str, list[float]]], labels: list[str]) -> None:
+def _report(
+    times: dict[str, dict[str, list[float]]], labels: list[str]
+) -> None:
     names = list(times)
     print(f"\nload average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
     print(
@@ -212,8 +216,8 @@ def _report(times: dict[str, dict[str, list[float]]], labels: list[str]) -> None
     if len(names) == 2:
         sums = [
             (
-                sum(min(times[n][l]) for l in labels),
-                sum(statistics.median(times[n][l]) for l in labels),
+                sum(min(times[n][label]) for label in labels),
+                sum(statistics.median(times[n][label]) for label in labels),
             )
             for n in names
         ]

@@ -94,7 +94,9 @@ def _start_jupyter(root: Path, port: int) -> subprocess.Popen[bytes]:
     raise RuntimeError("the Jupyter server did not start")
 
 
-def _write_notebook(path: Path, logdir: Path, tb_port: int, proxy: bool) -> None:
+def _write_notebook(
+    path: Path, logdir: Path, tb_port: int, proxy: bool
+) -> None:
     """The notebook a user would write; behind a proxy TensorBoard is told
     its public path with its documented TENSORBOARD_PROXY_URL."""
     cells = []
@@ -150,7 +152,9 @@ def _plugin_frame(page: Page) -> Frame:
                 return frame
         # TensorBoard's own frame: click our tab once it is there.
         for frame in page.frames:
-            tab = frame.query_selector(f'.plugin-name[data-plugin-id="{PLUGIN}"]')
+            tab = frame.query_selector(
+                f'.plugin-name[data-plugin-id="{PLUGIN}"]'
+            )
             if tab:
                 tab.click()
         time.sleep(0.5)
@@ -274,7 +278,7 @@ def main() -> int:
         wrapper = root / "tensorboard-this-checkout"
         wrapper.write_text(
             "#!/bin/sh\n"
-            f"PYTHONPATH={REPO} exec {_system_python()} -m tensorboard.main \"$@\"\n"
+            f'PYTHONPATH={REPO} exec {_system_python()} -m tensorboard.main "$@"\n'
         )
         wrapper.chmod(0o755)
         os.environ["TENSORBOARD_BINARY"] = str(wrapper)
@@ -297,9 +301,9 @@ def main() -> int:
                     errors: list[str] = []
                     page.on(
                         "console",
-                        lambda m, e=errors: e.append(m.text)
-                        if m.type == "error"
-                        else None,
+                        lambda m, e=errors: (
+                            e.append(m.text) if m.type == "error" else None
+                        ),
                     )
                     page.on("pageerror", lambda x, e=errors: e.append(str(x)))
                     result = _check(

@@ -80,7 +80,9 @@ PROTAN = np.array(
 
 def hex_to_rgb(color: str) -> np.ndarray:
     value = int(color[1:], 16)
-    return np.array([(value >> 16) & 255, (value >> 8) & 255, value & 255]) / 255
+    return (
+        np.array([(value >> 16) & 255, (value >> 8) & 255, value & 255]) / 255
+    )
 
 
 def to_linear(rgb: np.ndarray) -> np.ndarray:
@@ -106,9 +108,7 @@ def linear_to_lab(lin: np.ndarray) -> np.ndarray:
     )
     xyz = m @ np.clip(lin, 0, 1) / np.array([0.95047, 1.0, 1.08883])
     f = np.where(xyz > 216 / 24389, np.cbrt(xyz), (24389 / 27 * xyz + 16) / 116)
-    return np.array(
-        [116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])]
-    )
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
 
 
 def ciede2000(lab1: np.ndarray, lab2: np.ndarray) -> float:
@@ -200,7 +200,8 @@ def lch_to_hex(lightness: float, chroma: float, hue: float) -> str | None:
     srgb = np.where(
         lin <= 0.0031308, 12.92 * lin, 1.055 * lin ** (1 / 2.4) - 0.055
     )
-    return "#%02x%02x%02x" % tuple(int(round(v * 255)) for v in srgb)
+    r, g, b = (int(round(v * 255)) for v in srgb)
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def lch_grid() -> set[str]:

@@ -160,7 +160,10 @@ def write_run(
             if step % hist_every == 0:
                 weights = weights * 1.02 + rng.normal(0.0, 0.01, weights.size)
                 grads = rng.normal(0.0, 0.05 / (1 + step / hist_every), 2000)
-                for tag, values in (("weights/fc1", weights), ("grads/fc1", grads)):
+                for tag, values in (
+                    ("weights/fc1", weights),
+                    ("grads/fc1", grads),
+                ):
                     event = event_pb2.Event(wall_time=wall, step=step)
                     event.summary.value.add(tag=tag, histo=_histogram(values))
                     events.append(event)

@@ -33,7 +33,7 @@ HOSTILE_TAGS = [
     "CON",
     "nul.txt",
     "<script>alert(1)</script>",
-    "=HYPERLINK(\"http://x\")",
+    '=HYPERLINK("http://x")',
     "....",
     "loss/\u00e9t\u00e9/\u4e2d\u6587",
     "x" * 900,
@@ -44,7 +44,12 @@ HOSTILE_TAGS = [
 @pytest.mark.parametrize(
     ("metric", "tag", "x", "expected"),
     [
-        ("loss/train@batch", None, "step", "loss_train-batch_step_2026-11-30.csv"),
+        (
+            "loss/train@batch",
+            None,
+            "step",
+            "loss_train-batch_step_2026-11-30.csv",
+        ),
         ("accuracy/val", None, "epoch", "accuracy_val_epoch_2026-11-30.csv"),
         (None, "Loss/train", "wall", "Loss_train_wall_2026-11-30.csv"),
         (None, "", "step", "export_step_2026-11-30.csv"),
@@ -94,7 +99,12 @@ def test_the_route_names_the_download_and_survives_hostile_tags(
     # A plain metric reads as it is.
     response = client.get(
         BASE + "/export",
-        query_string={"run": "run", "tag": "....", "x": "step", "format": "json"},
+        query_string={
+            "run": "run",
+            "tag": "....",
+            "x": "step",
+            "format": "json",
+        },
     )
     message = email.message.Message()
     message["Content-Disposition"] = response.headers["Content-Disposition"]

@@ -21,6 +21,7 @@ import {
 import { KEYS as SHELL_KEYS } from "../state.js";
 import { AXES, axisInfo, DEFAULT_AXIS } from "./compare/axes.js";
 import { styleFor } from "./compare/colors.js";
+import { GroupControls, readGroupState } from "./compare/groupcontrols.js";
 import { defaultMetric, MetricPicker } from "./compare/metricpicker.js";
 import {
   clampPoints,
@@ -47,7 +48,24 @@ export const COMPARE_KEYS = Object.freeze({
   zoom: "cz", // "min,max" on the axis
   points: "cp", // buckets a series
   outliers: "co", // "0": y range over every value (default: ignore outliers)
+  attempts: "ca", // "all": also a resumed run's superseded points
+  batchValues: "cbv", // per_batch | running_mean (default: as logged)
 });
+/** Ways to show batch-level series (`batchValues` of `GET scalars`). */
+const BATCH_VALUE_CHOICES = [
+  ["logged", "as logged"],
+  ["per_batch", "per-batch values"],
+  ["running_mean", "running means"],
+];
+const BATCH_VALUES_HELP =
+  "Keras logs batch_* as running means since the epoch began; PyTorch and " +
+  "Paddle loops log each batch's value. Show running means as per-batch " +
+  "values (v_b = b·m_b − (b−1)·m_(b−1)) or per-batch values as running " +
+  "means, so both are compared like for like. Other series are unchanged.";
+const ATTEMPTS_HELP =
+  "A resumed run logs steps again: by default each step shows the latest " +
+  "point. Also draw the points an earlier attempt logged there, faint and " +
+  "dashed.";
 /** Highest smoothing weight the slider offers. */
 export const MAX_SMOOTHING = 0.99;
 /** Resolutions offered (buckets a series); the URL may ask for others. */
@@ -80,6 +98,8 @@ const EMA_SMOOTHING_HELP =
  * @property {[number, number] | null} zoom
  * @property {number} points
  * @property {boolean} ignoreOutliers
+ * @property {boolean} allAttempts
+ * @property {'logged' | 'per_batch' | 'running_mean'} batchValues
  */
 
 /**
@@ -122,7 +142,17 @@ export function readCompareState(state) {
         ? clampPoints(points)
         : DEFAULT_POINTS,
     ignoreOutliers: state.get(COMPARE_KEYS.outliers) !== "0",
+    allAttempts: state.get(COMPARE_KEYS.attempts) === "all",
+    batchValues: readBatchValues(state.get(COMPARE_KEYS.batchValues)),
   };
+}
+
+/**
+ * @param {string} value
+ * @returns {'logged' | 'per_batch' | 'running_mean'}
+ */
+function readBatchValues(value) {
+  return value === "per_batch" || value === "running_mean" ? value : "logged";
 }
 
 /**
@@ -150,6 +180,10 @@ class CompareView {
     /** The last smoothing input, where its timing starts. */
     /** @type {Event | null} */
     this._smoothingEvent = null;
+    /** Groups of the last grouped answer (baseline group choices). */
+    /** @type {string[]} */
+    this._groups = [];
+    this.groupControls = new GroupControls(ctx);
 
     this.runPicker = new RunPicker(ctx);
     this.metricPicker = new MetricPicker(ctx, {
@@ -394,6 +428,46 @@ class CompareView {
       },
     });
 
+    this._attempts = h(
+      "button",
+      {
+        className: "tbmf-cmp-toggle",
+        title: ATTEMPTS_HELP,
+        attrs: { type: "button", "aria-pressed": "false" },
+        dataset: { control: "attempts" },
+        on: {
+          click: () =>
+            state.update({
+              [COMPARE_KEYS.attempts]: readCompareState(state).allAttempts
+                ? null
+                : "all",
+            }),
+        },
+      },
+      h("span", { text: "superseded" }),
+    );
+    this._batchValues = h(
+      "select",
+      {
+        className: "tbmf-cmp-select",
+        title: BATCH_VALUES_HELP,
+        attrs: { "aria-label": "Batch values" },
+        dataset: { control: "batch-values" },
+        on: {
+          change: () =>
+            state.update({
+              [COMPARE_KEYS.batchValues]:
+                this._batchValues.value === "logged"
+                  ? null
+                  : this._batchValues.value,
+            }),
+        },
+      },
+      BATCH_VALUE_CHOICES.map(([value, text]) =>
+        h("option", { text, attrs: { value } }),
+      ),
+    );
+
     this._toolbar = h(
       "div",
       { className: "tbmf-cmp-toolbar" },
@@ -454,7 +528,7 @@ class CompareView {
           "summary",
           {
             className: "tbmf-cmp-toggle tbmf-cmp-more__button",
-            title: "Resolution and tooltip",
+            title: "Resolution, tooltip, batch values, attempts",
           },
           icon("tune", { size: 16 }),
           h("span", { text: "More" }),
@@ -464,8 +538,11 @@ class CompareView {
           { className: "tbmf-cmp-more__panel" },
           group("Points / series", this._points),
           group("Tooltip", this._tooltipRows()),
+          group("Batch values", this._batchValues),
+          group("Attempts", this._attempts),
         ),
       ),
+      group("Groups", this.groupControls.element),
     );
   }
 
@@ -612,6 +689,9 @@ class CompareView {
       points: s.points,
       xRange: s.zoom,
       ignoreOutliers: s.ignoreOutliers,
+      allAttempts: s.allAttempts,
+      batchValues: s.batchValues,
+      ...this._groupOptions(),
       title: s.tag ?? entry?.name ?? s.metric ?? "",
       subtitle: s.tag
         ? "raw tag"
@@ -625,6 +705,16 @@ class CompareView {
       this.panel = mountComparisonChart(this._panelHost, this.ctx, {
         runs: [],
         ...options,
+        onData: (response) => {
+          const aggregates = /** @type {any} */ (response).aggregates;
+          const groups = Array.isArray(aggregates)
+            ? aggregates.map((/** @type {any} */ a) => a.group)
+            : [];
+          if (groups.join("\n") !== this._groups.join("\n")) {
+            this._groups = groups;
+            this.render();
+          }
+        },
         onZoomChange: (range) =>
           this.ctx.state.update({
             [COMPARE_KEYS.zoom]: range ? `${range[0]},${range[1]}` : null,
@@ -636,10 +726,30 @@ class CompareView {
   }
 
   /**
+   * The panel's group options (compare/groupcontrols.js); a baseline group
+   * is sent once the last answer showed it exists.
+   * @returns {Partial<import("./compare/panel.js").PanelOptions>}
+   */
+  _groupOptions() {
+    const g = readGroupState(this.ctx.state);
+    return {
+      groupBy: g.groupBy,
+      aggregate: g.aggregate,
+      band: g.band,
+      showMembers: g.showMembers,
+      baselineGroup:
+        g.baselineGroup && this._groups.includes(g.baselineGroup)
+          ? g.baselineGroup
+          : null,
+    };
+  }
+
+  /**
    * @param {CompareState} s
    * @param {string[]} selected
    */
   _renderControls(s, selected) {
+    this.groupControls.render(this._groups);
     for (const button of this._axisButtons) {
       const on = button.dataset.axis === s.axis;
       button.classList.toggle("is-on", on);
@@ -659,6 +769,9 @@ class CompareView {
     this._logY.setAttribute("aria-pressed", String(s.logY));
     this._outliers.classList.toggle("is-on", s.ignoreOutliers);
     this._outliers.setAttribute("aria-pressed", String(s.ignoreOutliers));
+    this._attempts.classList.toggle("is-on", s.allAttempts);
+    this._attempts.setAttribute("aria-pressed", String(s.allAttempts));
+    this._batchValues.value = s.batchValues;
 
     const candidates = this._baselineCandidates(s, selected);
     setBaselineOptions(

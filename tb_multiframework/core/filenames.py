@@ -71,10 +71,14 @@ def export_filename(
         what = name if not level else f"{name}-{level}"
     else:
         what = tag or ""
-    return "_".join(
-        [
-            safe_filename_part(what, fallback="export"),
-            safe_filename_part(x, fallback="x"),
-            date.isoformat(),
-        ]
-    ) + "." + safe_filename_part(fmt, fallback="txt")
+    return (
+        "_".join(
+            [
+                safe_filename_part(what, fallback="export"),
+                safe_filename_part(x, fallback="x"),
+                date.isoformat(),
+            ]
+        )
+        + "."
+        + safe_filename_part(fmt, fallback="txt")
+    )

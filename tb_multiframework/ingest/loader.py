@@ -21,7 +21,15 @@ import time
 from typing import Any, Callable, Iterator
 
 from tb_multiframework.config import Config
-from tb_multiframework.ingest import detect, tfevents, tfrecord, visualdl
+from tb_multiframework.core.hparams import HParamSource
+from tb_multiframework.ingest import (
+    detect,
+    hparams,
+    tfevents,
+    tfrecord,
+    visualdl,
+)
+from tb_multiframework.ingest.attempts import AttemptTracker
 from tb_multiframework.ingest.decoded import DecodedChunk
 from tb_multiframework.store import RunMeta, Store
 
@@ -30,6 +38,7 @@ logger = logging.getLogger(__name__)
 _READ_BYTES = 32 << 20  # bytes read from a file at once
 _MAX_WARNINGS = 20  # per file; more are counted, not listed
 _SKIPPED_DIRS = (".tb_multiframework",)
+_MAX_LOGGED_HPARAMS = 20  # hparams summaries kept per run (the last ones)
 
 
 def file_format(name: str) -> str | None:
@@ -153,6 +162,10 @@ class _RunState:
         self.run_display_name = ""
         self.source_writers: set[str] = set()
         self.notes: list[str] = []
+        self.logged_hparams: list[HParamSource] = []
+        # side file name -> ((mtime, size), source or None, problem)
+        self.side_files: dict[str, tuple[Any, HParamSource | None, str]] = {}
+        self.attempts = AttemptTracker()
 
     @property
     def format(self) -> str:
@@ -253,8 +266,12 @@ class Loader:
                     read, count = self._read_file(state, file_state)
                     bytes_read += read
                     records += count
-            for state in self._runs.values():
-                self._store.set_meta(self._meta(state))
+            # Parents before their sub-runs, which take the parent's group.
+            metas: dict[str, RunMeta] = {}
+            for run in sorted(self._runs):
+                _read_side_files(self._runs[run])
+                metas[run] = self._meta(self._runs[run], metas)
+                self._store.set_meta(metas[run])
             self._store.compact()
             if bytes_read:
                 _release_freed_memory()
@@ -359,11 +376,22 @@ class Loader:
             file_state.note(problem)
         file_state.offset += consumed
         file_state.pending = buf[consumed:]
-        self._store_chunk(state, chunk)
+        self._store_chunk(state, chunk, file_state.name)
         return len(starts)
 
-    def _store_chunk(self, state: _RunState, chunk: DecodedChunk) -> None:
+    def _store_chunk(
+        self, state: _RunState, chunk: DecodedChunk, file: str = ""
+    ) -> None:
         run = state.run
+        attempts, restarts = state.attempts.assign(
+            chunk.scalar_tags,
+            chunk.scalar_tag_ids,
+            chunk.steps,
+            chunk.wall_times,
+            chunk.scalar_records,
+            chunk.session_starts,
+            file=file,
+        )
         for tag, indices in chunk.scalar_groups():
             self._store.append_scalars(
                 run,
@@ -371,8 +399,11 @@ class Loader:
                 chunk.steps[indices],
                 chunk.wall_times[indices],
                 chunk.values[indices],
+                attempts=attempts[indices],
             )
             state.tags.add(tag)
+        for step, before in restarts:
+            self._store.add_session_start(run, step, before)
         for tag, items in chunk.histograms.items():
             self._store.append_histograms(
                 run,
@@ -389,11 +420,16 @@ class Loader:
             state.other_tags.setdefault(kind, set()).update(tags)
             state.tags.update(tags)
         state.display_names.update(chunk.display_names)
+        if chunk.hparams:
+            state.logged_hparams.extend(chunk.hparams)
+            del state.logged_hparams[:-_MAX_LOGGED_HPARAMS]
         state.source_writers.update(chunk.source_writers)
         if chunk.run_display_name:
             state.run_display_name = chunk.run_display_name
 
-    def _meta(self, state: _RunState) -> RunMeta:
+    def _meta(
+        self, state: _RunState, parents: dict[str, RunMeta] | None = None
+    ) -> RunMeta:
         detection = detect.detect_run(
             state.run,
             format=state.format,
@@ -407,6 +443,32 @@ class Loader:
             detection.group,
         )
         evidence = list(detection.evidence)
+        scalar_tags: tuple[str, ...] = ()
+        histogram_tags: tuple[str, ...] = ()
+        if self._store.has_run(state.run):
+            summary = self._store.summary(state.run)
+            scalar_tags, histogram_tags = (
+                summary.scalar_tags,
+                summary.histogram_tags,
+            )
+        sub_run = detect.detect_sub_run(
+            state.run,
+            runs=parents or {},
+            scalar_tags=scalar_tags,
+            histogram_tags=histogram_tags,
+            other_tags=state.other_tags,
+        )
+        if sub_run is not None and parents is not None:
+            group = parents[sub_run.parent].group
+            evidence.append(f"{sub_run.evidence}: joins group {group!r}")
+        trainer = detect.detect_trainer(
+            state.run,
+            format=state.format,
+            writer=writer,
+            scalar_tags=scalar_tags,
+            other_tags=state.other_tags,
+            side_files=state.side_files,
+        )
         config = self._config()
         override = config.for_run(state.run)
         for key, value in (
@@ -421,6 +483,8 @@ class Loader:
         warnings: list[str] = list(state.notes)
         for file_state in sorted(state.files.values(), key=lambda f: f.name):
             warnings.extend(file_state.warnings())
+        side = [state.side_files[name] for name in sorted(state.side_files)]
+        warnings.extend(problem for _, _, problem in side if problem)
         return RunMeta(
             run=state.run,
             group=override.group or group,
@@ -435,4 +499,39 @@ class Loader:
             },
             display_names=dict(state.display_names),
             display_name=state.run_display_name,
+            hparams=tuple(
+                [source for _, source, _ in side if source is not None]
+                + state.logged_hparams
+            ),
+            attempt_starts=tuple(state.attempts.starts),
+            trainer=trainer.trainer,
+            trainer_evidence=trainer.evidence,
+            parent=sub_run.parent if sub_run else "",
+            sub_run=sub_run.kind if sub_run else "",
         )
+
+
+def _read_side_files(state: _RunState) -> None:
+    """(Re-)reads the settings files of a run's directory that changed.
+
+    One `stat` per known file name per reload; a file is parsed again only
+    when its modification time or size moved. Remote logdirs are skipped
+    (a request per name per run per reload would cost more than it gives).
+    """
+    paths = [f.path for f in state.files.values()]
+    if not paths or _is_remote(paths[0]):
+        return
+    directory = os.path.dirname(_local(paths[0]))
+    for name in hparams.SIDE_FILES:
+        path = os.path.join(directory, name)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            state.side_files.pop(name, None)
+            continue
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        known = state.side_files.get(name)
+        if known is not None and known[0] == stamp:
+            continue
+        source, problem = hparams.read_side_file(path, name)
+        state.side_files[name] = (stamp, source, problem)

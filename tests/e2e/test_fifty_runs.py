@@ -24,7 +24,6 @@ import statistics
 import time
 import urllib.parse
 import urllib.request
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -62,7 +61,9 @@ def sweep(tmp_path_factory) -> dict[str, Any]:
     logdir = tmp_path_factory.mktemp("sweep") / "sweep"
     began = time.perf_counter()
     write_sweep(str(logdir), seed=SEED)
-    print(f"\nsweep logdir (seed {SEED}) in {time.perf_counter() - began:.1f} s")
+    print(
+        f"\nsweep logdir (seed {SEED}) in {time.perf_counter() - began:.1f} s"
+    )
     truth = json.loads((logdir / "sweep_truth.json").read_text())
     truth["logdir"] = logdir
     truth["names"] = [r["name"] for r in truth["runs"]]
@@ -226,15 +227,13 @@ def test_hovered_series_leads_the_tooltip(
     # An unclipped point: the most isolated point of the chart (found here
     # in pixels from the API's values and the page's scales), hovered.
     api = _scalars(server, sweep["names"], metric=METRIC, x="step")
-    view = frame.evaluate(
-        f"""() => {{
+    view = frame.evaluate(f"""() => {{
           const u = document.querySelector('{_MAIN}').tbmfChart.uplot;
           return {{x: [u.scales.x.min, u.scales.x.max],
                    y: [u.scales.y.min, u.scales.y.max],
                    w: u.bbox.width / devicePixelRatio,
                    h: u.bbox.height / devicePixelRatio}};
-        }}"""
-    )
+        }}""")
     run, x, y = _isolated_point(api, view)
     _move_to(tb_page, frame, _MAIN, x, y)
     frame.wait_for_function(
@@ -253,8 +252,13 @@ def _isolated_point(
     """The drawn point farthest (in pixels, on y) from every other run's
     points within `window_px` on x: hovering it can only mean its run."""
     (x0, x1), (y0, y1) = view["x"], view["y"]
-    px = lambda x: (np.asarray(x, float) - x0) / (x1 - x0) * view["w"]
-    py = lambda y: (y1 - np.asarray(y, float)) / (y1 - y0) * view["h"]
+
+    def px(x: Any) -> np.ndarray:
+        return (np.asarray(x, float) - x0) / (x1 - x0) * view["w"]
+
+    def py(y: Any) -> np.ndarray:
+        return (y1 - np.asarray(y, float)) / (y1 - y0) * view["h"]
+
     runs = [
         (s["run"], np.asarray(s["x"], float), np.asarray(s["y"], float))
         for s in api["series"]
@@ -301,8 +305,7 @@ def test_one_tooltip_at_a_time_and_differences_at_data_precision(
     # The rule, on numbers worked out by hand: below one float32 ulp of the
     # larger operand a difference is 0; otherwise only the digits the
     # operands carry.
-    cases = frame.evaluate(
-        """async () => {
+    cases = frame.evaluate("""async () => {
           const {formatDifference} = await import(
             new URL("static/format.js", document.baseURI));
           return [
@@ -312,8 +315,7 @@ def test_one_tooltip_at_a_time_and_differences_at_data_precision(
             formatDifference(3e-9, 0.001),      // ulp(1e-3) = 1.16e-10
             formatDifference(0, 2.0),
           ];
-        }"""
-    )
+        }""")
     assert cases == ["0", "1.5e-6", "0.012346", "3.0e-9", "0"]
 
 
@@ -395,10 +397,8 @@ def test_a_pinned_colour_is_kept_in_the_link(
 ) -> None:
     frame = _open_compare(tb_page, server, open_tab)
     run = sweep["names"][3]
-    palette = frame.evaluate(
-        """async () => (await import(
-             new URL("static/colors.js", document.baseURI))).RUN_PALETTE"""
-    )
+    palette = frame.evaluate("""async () => (await import(
+             new URL("static/colors.js", document.baseURI))).RUN_PALETTE""")
     auto = frame.get_attribute(f'[data-color-of="{run}"]', "data-color")
     pick = next(c for c in reversed(palette) if c != auto)
     frame.click(f'[data-color-of="{run}"]')
@@ -445,7 +445,8 @@ def test_select_matching_selects_exactly_the_filtered_runs(
     frame.click('[data-action="runs-all"]')
     _wait_for_panel(frame, run=matching)
     checked = frame.eval_on_selector_all(
-        ".tbmf-cmp-run input[data-run]:checked", "els => els.map(e => e.dataset.run)"
+        ".tbmf-cmp-run input[data-run]:checked",
+        "els => els.map(e => e.dataset.run)",
     )
     assert sorted(checked) == matching
 
@@ -473,9 +474,9 @@ def test_select_matching_selects_exactly_the_filtered_runs(
     _filter(frame, pattern)
     frame.check('[data-control="run-filter-narrows"]')
     _wait_for_panel(frame, run=matching)
-    assert frame.locator(".tbmf-cmp-run input[data-run]:checked").count() == len(
-        matching
-    )
+    assert frame.locator(
+        ".tbmf-cmp-run input[data-run]:checked"
+    ).count() == len(matching)
     assert frame.text_content(".tbmf-cmp-card--runs .tbmf-cmp-card__count") == (
         "50 of 50"
     )
@@ -512,8 +513,7 @@ def test_runs_tab_select_all_respects_the_filter(
     )
     assert sorted(selected.split(",")) == matching
     # Duration and Warnings fit at 1000 px; ungrouped runs leave Group empty.
-    fits = frame.evaluate(
-        """() => {
+    fits = frame.evaluate("""() => {
           const wrap = document.querySelector('.tbmf-table-wrap');
           const th = (c) => document.querySelector(`th[data-col="${c}"]`)
             .getBoundingClientRect();
@@ -524,8 +524,7 @@ def test_runs_tab_select_all_respects_the_filter(
                   groups: [...document.querySelectorAll(
                     'tr.tbmf-run-row td[data-col="group"]')]
                     .map((td) => td.textContent)};
-        }"""
-    )
+        }""")
     assert fits["scroll"] <= 0 and fits["duration"] and fits["warnings"]
     assert set(fits["groups"]) == {""}
 
@@ -540,12 +539,10 @@ def test_default_y_range_follows_the_bulk_and_spikes_show_at_the_edge(
     api = _scalars(server, sweep["names"], metric=METRIC, x="step")
     values = np.concatenate([np.asarray(s["y"], float) for s in api["series"]])
     lo, hi = np.percentile(values, [0.5, 99.5])
-    scale = frame.evaluate(
-        f"""() => {{
+    scale = frame.evaluate(f"""() => {{
           const u = document.querySelector('{_MAIN}').tbmfChart.uplot;
           return [u.scales.y.min, u.scales.y.max];
-        }}"""
-    )
+        }}""")
     spikes = [
         (run["name"], step, value)
         for run in sweep["runs"]
@@ -575,9 +572,12 @@ def test_default_y_range_follows_the_bulk_and_spikes_show_at_the_edge(
               .scales.y.max >= top""",
         arg=float(values.max()),
     )
-    assert frame.evaluate(
-        f"document.querySelector('{_MAIN}').tbmfChart.clipped.length"
-    ) == 0
+    assert (
+        frame.evaluate(
+            f"document.querySelector('{_MAIN}').tbmfChart.clipped.length"
+        )
+        == 0
+    )
 
 
 # Warnings.
@@ -602,14 +602,19 @@ def test_one_line_says_fifty_runs_have_no_epochs(
     # Details on demand: every run, and one config entry that covers them.
     frame.click(".tbmf-cmp-notes__summary")
     items = frame.eval_on_selector_all(
-        ".tbmf-cmp-notes__group .tbmf-cmp-note", "els => els.map(e => e.dataset.run)"
+        ".tbmf-cmp-notes__group .tbmf-cmp-note",
+        "els => els.map(e => e.dataset.run)",
     )
     assert sorted(items) == sorted(sweep["names"])
     snippet = json.loads(frame.text_content(".tbmf-cmp-note__snippet") or "")
-    assert snippet == {"runs": {"run_*": {"stepsPerEpoch": "<batches per epoch>"}}}
+    assert snippet == {
+        "runs": {"run_*": {"stepsPerEpoch": "<batches per epoch>"}}
+    }
 
 
-def test_layout_charts_say_it_once_too(tb_page, server, sweep, open_tab) -> None:
+def test_layout_charts_say_it_once_too(
+    tb_page, server, sweep, open_tab
+) -> None:
     """A layout with two epoch-axis charts: one warning line each."""
     layout = {
         "name": "sweep on epochs",
@@ -617,8 +622,18 @@ def test_layout_charts_say_it_once_too(tb_page, server, sweep, open_tab) -> None
             {
                 "title": "Losses",
                 "charts": [
-                    {"title": "train", "kind": "multiline", "tags": ["^loss/train$"], "x": "epoch"},
-                    {"title": "val", "kind": "multiline", "tags": ["^loss/val$"], "x": "epoch"},
+                    {
+                        "title": "train",
+                        "kind": "multiline",
+                        "tags": ["^loss/train$"],
+                        "x": "epoch",
+                    },
+                    {
+                        "title": "val",
+                        "kind": "multiline",
+                        "tags": ["^loss/val$"],
+                        "x": "epoch",
+                    },
                 ],
             }
         ],
@@ -650,7 +665,9 @@ def test_layout_charts_say_it_once_too(tb_page, server, sweep, open_tab) -> None
         ".tbmf-lay-chart .tbmf-cmp-notes__summary-text",
         "els => els.map(e => e.textContent)",
     )
-    assert texts == ["50 runs have no epoch information — set stepsPerEpoch"] * 2
+    assert (
+        texts == ["50 runs have no epoch information — set stepsPerEpoch"] * 2
+    )
 
 
 # Interaction timings.
@@ -675,14 +692,12 @@ def test_interaction_timings_are_measured(
         results.setdefault(kind, []).append(_timed(frame, kind, action))
 
     def drag(x0: float, x1: float) -> None:
-        box = frame.evaluate(
-            f"""() => {{
+        box = frame.evaluate(f"""() => {{
               const u = document.querySelector('{_MAIN}').tbmfChart.uplot;
               const r = u.over.getBoundingClientRect();
               return [r.left + u.valToPos({x0}, 'x'),
                       r.left + u.valToPos({x1}, 'x'), r.top + r.height / 2];
-            }}"""
-        )
+            }}""")
         dx, dy = _iframe_offset(tb_page)
         mouse = tb_page.page.mouse
         mouse.move(dx + box[0], dy + box[2])
@@ -700,27 +715,35 @@ def test_interaction_timings_are_measured(
         smoothing = f"0.{6 + i}"
         record(
             "smoothing",
-            lambda: frame.fill('[data-control="smoothing"]', smoothing),
+            lambda w=smoothing: frame.fill('[data-control="smoothing"]', w),
         )
         record(
             "baseline",
-            lambda: frame.select_option('[data-control="baseline"]', names[i]),
+            lambda i=i: frame.select_option(
+                '[data-control="baseline"]', names[i]
+            ),
         )
         record("diff-mode", lambda: frame.click('[data-diff-mode="ratio"]'))
-        record("diff-mode", lambda: frame.click('[data-diff-mode="difference"]'))
+        record(
+            "diff-mode", lambda: frame.click('[data-diff-mode="difference"]')
+        )
         record(
             "baseline",
             lambda: frame.select_option('[data-control="baseline"]', ""),
         )
-        record("zoom", lambda: drag(4000 + 1000 * i, 9000 + 1000 * i))
+        record("zoom", lambda i=i: drag(4000 + 1000 * i, 9000 + 1000 * i))
         record("zoom", lambda: frame.dblclick(f"{_MAIN} .u-over"))
         record(
             "legend",
-            lambda: frame.click(f"{_MAIN} .tbmf-chart__legend-item >> nth={i}"),
+            lambda i=i: frame.click(
+                f"{_MAIN} .tbmf-chart__legend-item >> nth={i}"
+            ),
         )
         record(
             "legend",
-            lambda: frame.click(f"{_MAIN} .tbmf-chart__legend-item >> nth={i}"),
+            lambda i=i: frame.click(
+                f"{_MAIN} .tbmf-chart__legend-item >> nth={i}"
+            ),
         )
         _filter(frame, "bs64$")
         record("selection", lambda: frame.click('[data-action="runs-only"]'))

@@ -26,7 +26,9 @@ import {
 import { apiUrl, fetchJson, LatestRequest } from "../../model.js";
 import { chartDrawn, fetchDone, fetchStarted, markInput } from "../../perf.js";
 import { axisInfo } from "./axes.js";
+import { colorScope } from "../../colors.js";
 import { colorFor, styleFor } from "./colors.js";
+import { groupChartSeries, groupColor, groupDiffSeries } from "./groups.js";
 import { renderNotes } from "./notes.js";
 import {
   diffChartSeries,
@@ -70,6 +72,10 @@ let panelCount = 0;
  * @property {'difference' | 'ratio'} [diffMode]
  * @property {number} [points] buckets a series (1..MAX_POINTS)
  * @property {[number, number] | null} [xRange] zoom window on `x`
+ * @property {boolean} [allAttempts] add the points a resumed run's later
+ *     attempt superseded, as faint dashed series
+ * @property {'logged' | 'per_batch' | 'running_mean'} [batchValues] show
+ *     batch-level series as logged, as per-batch values or as running means
  * @property {string} [title] default: the metric name or tag
  * @property {string} [subtitle] e.g. the metric's level
  * @property {number} [height] main plot height, CSS pixels
@@ -80,6 +86,14 @@ let panelCount = 0;
  * @property {(range: [number, number] | null) => void} [onZoomChange] the
  *     user zoomed (drag) or reset (double-click)
  * @property {(response: ScalarsResponse) => void} [onData] each answer
+ * @property {string | null} [groupBy] draw groups of runs (`group`,
+ *     `framework`, `writer`, `trainer`, `hparam:<key>`): each group's
+ *     center line with its band (compare/groups.js); null draws runs
+ * @property {'mean' | 'median'} [aggregate] the center line (default mean)
+ * @property {'std' | 'ci95' | 'minmax' | 'none'} [band] (default std)
+ * @property {boolean} [showMembers] also draw each member, faint
+ * @property {string | null} [baselineGroup] a group: adds the difference
+ *     of centers with its band
  */
 
 /**
@@ -121,6 +135,8 @@ export class ComparisonChart {
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._loadingTimer = null;
     this._destroyed = false;
+    /** The grouping this panel gave the colour scope ("[]": none). */
+    this._groupSignature = "[]";
 
     this._title = h("h3", { className: "tbmf-cmp-panel__title" });
     this._subtitle = h("span", { className: "tbmf-cmp-panel__subtitle" });
@@ -266,6 +282,7 @@ export class ComparisonChart {
     this.mainChart?.destroy();
     this.diffChart?.destroy();
     this.element.remove();
+    if (this._groupSignature !== "[]") colorScope.setGroupOf(null);
   }
 
   // Requests.
@@ -288,13 +305,23 @@ export class ComparisonChart {
       params.smoothingMode = "time";
     }
     params.points = clampPoints(o.points);
-    if (o.baseline && o.runs.includes(o.baseline)) {
+    if (o.groupBy) {
+      params.groupBy = o.groupBy;
+      params.aggregate = o.aggregate ?? "mean";
+      params.band = o.band ?? "std";
+      params.includeSeries = o.showMembers ? "1" : "0";
+      if (o.baselineGroup) params.baselineGroup = o.baselineGroup;
+    } else if (o.baseline && o.runs.includes(o.baseline)) {
       params.baseline = o.baseline;
       if (o.diffMode === "ratio") params.diffMode = "ratio";
     }
     if (o.xRange) {
       params.xMin = o.xRange[0];
       params.xMax = o.xRange[1];
+    }
+    if (o.allAttempts) params.attempts = "all";
+    if (o.batchValues && o.batchValues !== "logged") {
+      params.batchValues = o.batchValues;
     }
     return params;
   }
@@ -468,8 +495,12 @@ export class ComparisonChart {
 
   /** @param {ScalarsResponse} response */
   _renderDiffTitle(response) {
-    const ratio = response.diffMode === "ratio";
-    const baseline = /** @type {string} */ (response.baseline);
+    const group = /** @type {any} */ (response).baselineGroup;
+    const ratio = !group && response.diffMode === "ratio";
+    const baseline = /** @type {string} */ (group ?? response.baseline);
+    const dot = group
+      ? groupColor(this.ctx.catalog, group)
+      : colorFor(baseline);
     setChildren(
       this._diffTitle,
       h("span", {
@@ -478,14 +509,18 @@ export class ComparisonChart {
       }),
       h("span", {
         className: "tbmf-cmp-panel__diff-formula",
-        text: ratio ? "run ÷ baseline" : "run − baseline",
+        text: group
+          ? `group ${/** @type {any} */ (response).aggregate} − baseline group's, band: ${/** @type {any} */ (response).band}`
+          : ratio
+            ? "run ÷ baseline"
+            : "run − baseline",
       }),
       h(
         "span",
         { className: "tbmf-cmp-panel__diff-baseline" },
         h("span", {
           className: "tbmf-dot",
-          style: { "--dot": colorFor(baseline) },
+          style: { "--dot": dot },
         }),
         h("span", { text: baseline }),
       ),
@@ -536,6 +571,24 @@ export class ComparisonChart {
     }
   }
 
+  /**
+   * The groups on screen take the run colours' places (colors.js scope),
+   * so no two groups share a colour and members take their group's.
+   * @param {{group: string, members: {run: string}[]}[] | null} aggregates
+   */
+  _scopeGroups(aggregates) {
+    const groupOf = new Map();
+    for (const entry of aggregates ?? []) {
+      for (const member of entry.members) groupOf.set(member.run, entry.group);
+    }
+    const signature = JSON.stringify([...groupOf]);
+    if (signature === this._groupSignature) return;
+    this._groupSignature = signature;
+    colorScope.setGroupOf(
+      groupOf.size ? (run) => groupOf.get(run) ?? null : null,
+    );
+  }
+
   /** @param {ScalarsResponse} response */
   _draw(response) {
     const o = this.options;
@@ -544,19 +597,30 @@ export class ComparisonChart {
     const axis = axisInfo(response.x);
     // Raw-tag mode: every series has the same tag, the run names suffice.
     const showTag = !o.tag;
+    const anyResponse = /** @type {any} */ (response);
+    const grouped = Array.isArray(anyResponse.aggregates);
+    this._scopeGroups(grouped ? anyResponse.aggregates : null);
     const colorOf = (/** @type {string} */ run) => styleFor(run).color;
     const dashOf = (/** @type {string} */ run) => styleFor(run).dash;
     const bands = drawnCount(response) <= MAX_BANDED_SERIES;
-    const main = mainChartSeries(response, { showTag, colorOf, dashOf, bands });
-    const diffs = response.baseline
-      ? diffChartSeries(response, {
-          showTag,
-          colorOf,
-          dashOf,
-          bands,
-          format: (diff) => differenceFormatter(response, diff),
+    const catalog = this.ctx.catalog;
+    const main = grouped
+      ? groupChartSeries(response, {
+          catalog,
+          showMembers: Boolean(o.showMembers),
         })
-      : [];
+      : mainChartSeries(response, { showTag, colorOf, dashOf, bands });
+    const diffs = grouped
+      ? groupDiffSeries(response, { catalog })
+      : response.baseline
+        ? diffChartSeries(response, {
+            showTag,
+            colorOf,
+            dashOf,
+            bands,
+            format: (diff) => differenceFormatter(response, diff),
+          })
+        : [];
     const xRange = o.xRange ?? null;
     const ignoreOutliers = o.ignoreOutliers !== false;
     const common = {
@@ -580,7 +644,7 @@ export class ComparisonChart {
       o.height ?? DEFAULT_HEIGHT,
     ]);
     const emptyText =
-      response.series.length === 0
+      response.series.length === 0 && !grouped
         ? "No run has this metric."
         : "Nothing to draw on this axis.";
     if (!this.mainChart) {
@@ -608,8 +672,13 @@ export class ComparisonChart {
     }
     this._mainLook = mainLook;
 
-    const placed = (response.diffs ?? []).filter((d) => !d.excluded);
-    if (response.baseline && placed.length > 0) {
+    const placed = grouped
+      ? (anyResponse.groupDiffs ?? [])
+      : (response.diffs ?? []).filter((d) => !d.excluded);
+    const hasBaseline = grouped
+      ? Boolean(anyResponse.baselineGroup)
+      : Boolean(response.baseline);
+    if (hasBaseline && placed.length > 0) {
       this._diffBox.hidden = false;
       this._renderDiffTitle(response);
       const overlap = placed.some((d) => d.x.length > 0);
