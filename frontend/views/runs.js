@@ -233,7 +233,7 @@ class RunsView {
             text: "Select none",
             attrs: { type: "button" },
             dataset: { action: "select-none" },
-            on: { click: () => this._selectShown(false) },
+            on: { click: () => ctx.state.setSelection([]) },
           })),
         ),
       ),
@@ -419,8 +419,8 @@ class RunsView {
   }
 
   /**
-   * "Select all" / "Select none": every run without a filter; with one,
-   * only the runs it shows (the others keep their state).
+   * "Select all": every run without a filter; with one, the runs it shows
+   * join the selection (the others keep their state).
    * @param {boolean} select
    */
   _selectShown(select) {
@@ -709,10 +709,7 @@ class RunsView {
     this.selectAllButton.title = filtered
       ? "Add the runs the filter shows to the selection"
       : "Select every run (runs that appear later too)";
-    this.selectNoneButton.textContent = filtered ? "Deselect shown" : "Select none";
-    this.selectNoneButton.title = filtered
-      ? "Remove the runs the filter shows from the selection"
-      : "Clear the selection";
+    this.selectNoneButton.title = "Clear the selection (every run)";
     this.selectOnlyButton.hidden = !filtered;
     const count = visible.filter((run) => state.isSelected(run)).length;
     this.headerCheckbox.checked =

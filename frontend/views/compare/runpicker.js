@@ -3,8 +3,8 @@
 // chart colour (click it to pin another) and framework badge.
 //
 // The filter (state key `rq`, shared with the Layouts view) narrows the
-// list; with a filter, the header's buttons act on the matching runs only
-// ("Select matching", "Only matching", "Deselect matching"), and "Charts:
+// list; with a filter, "Select N" adds the matching runs and "Only" selects
+// exactly them ("None" still clears everything), and "Charts:
 // matching only" (`rqn`) makes the charts follow the filter as
 // TensorBoard's run filter does.
 
@@ -180,11 +180,8 @@ export class RunPicker {
         "runs-only",
         () => state.setSelection(matching),
       ),
-      button(
-        "None",
-        `Remove the ${n} runs matching the filter from the selection`,
-        "runs-none",
-        () => this._setSelected(matching, false),
+      button("None", "Clear the selection (every run)", "runs-none", () =>
+        state.setSelection([]),
       ),
     );
   }
