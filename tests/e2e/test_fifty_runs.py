@@ -511,7 +511,8 @@ def test_runs_tab_select_all_respects_the_filter(
         """() => new URLSearchParams(location.hash.slice(1)).get('sel')"""
     )
     assert sorted(selected.split(",")) == matching
-    # Duration and Warnings fit at 1000 px; ungrouped runs leave Group empty.
+    # Duration and Warnings are in view at 1000 px; ungrouped runs leave
+    # Group empty.
     fits = frame.evaluate("""() => {
           const wrap = document.querySelector('.tbmf-table-wrap');
           const th = (c) => document.querySelector(`th[data-col="${c}"]`)
@@ -524,7 +525,8 @@ def test_runs_tab_select_all_respects_the_filter(
                     'tr.tbmf-run-row td[data-col="group"]')]
                     .map((td) => td.textContent)};
         }""")
-    assert fits["scroll"] <= 0 and fits["duration"] and fits["warnings"]
+    # (Metric columns the experiments view adds may scroll in after them.)
+    assert fits["duration"] and fits["warnings"], fits
     assert set(fits["groups"]) == {""}
 
 
