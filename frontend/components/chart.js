@@ -337,7 +337,7 @@ export class Chart {
         }
       });
     }
-    this._renderLegend();
+    this._updateLegendItem(key);
   }
 
   /**
@@ -799,7 +799,8 @@ export class Chart {
               on: {
                 click: (event) => {
                   markInput("legend", event);
-                  this.setSeriesVisible(slot.key, hidden);
+                  // Read now: the entry is updated in place, not rebuilt.
+                  this.setSeriesVisible(slot.key, this._hidden.has(slot.key));
                 },
               },
             },
@@ -820,6 +821,29 @@ export class Chart {
           );
         }),
     );
+  }
+
+  /**
+   * Flips one legend entry in place (rebuilding 50 entries for one click
+   * costs a layout of all of them).
+   * @param {string} key
+   */
+  _updateLegendItem(key) {
+    const item = [...this._legend.children].find(
+      (child) => /** @type {HTMLElement} */ (child).dataset.key === key,
+    );
+    if (!item) {
+      this._renderLegend();
+      return;
+    }
+    const hidden = this._hidden.has(key);
+    item.classList.toggle("is-off", hidden);
+    item.setAttribute("aria-pressed", String(!hidden));
+    const action = hidden ? "Show this series" : "Hide this series";
+    const title = /** @type {HTMLElement} */ (item).title;
+    /** @type {HTMLElement} */ (item).title = title.includes("\n")
+      ? `${title.slice(0, title.lastIndexOf("\n"))}\n${action}`
+      : action;
   }
 
   _renderEmpty() {
