@@ -11,6 +11,7 @@ its imports stay light.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import mimetypes
@@ -26,7 +27,7 @@ from werkzeug import wrappers
 from tb_multiframework import api
 from tb_multiframework.anomaly_api import AnomalyQuery
 from tb_multiframework.config import ConfigFile, default_config_path
-from tb_multiframework.core import aggregate, groups, histdiff
+from tb_multiframework.core import aggregate, filenames, groups, histdiff
 from tb_multiframework.core.aggregation import BATCH_VIEWS
 from tb_multiframework.core.anomalies import parse_kinds
 from tb_multiframework.core.axes import AXES
@@ -204,10 +205,20 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     def export_route(self, request: wrappers.Request) -> wrappers.Response:
         def run() -> wrappers.Response:
             fmt = _choice(request, "format", ("csv", "json"), "csv")
-            body, content_type = self._api.export(_scalar_query(request), fmt)
+            query = _scalar_query(request)
+            body, content_type = self._api.export(query, fmt)
             response = http_util.Respond(request, body, content_type)
+            # Named after what it holds; the name is reduced to [A-Za-z0-9._-]
+            # so a hostile tag cannot shape the header or the file name.
+            name = filenames.export_filename(
+                metric=query.metric,
+                tag=query.tag,
+                x=query.x,
+                fmt=fmt,
+                date=datetime.date.today(),
+            )
             response.headers["Content-Disposition"] = (
-                f'attachment; filename="tb_multiframework_export.{fmt}"'
+                f'attachment; filename="{name}"'
             )
             return response
 
