@@ -373,3 +373,38 @@ def _is_keras_run(run: RunInfo) -> bool:
         "train",
         "validation",
     )
+
+
+# Which way a metric improves, from words in its name (`metric_direction`).
+_RATE = re.compile(r"_per_sec(ond)?s?(\b|_)")  # throughput: samples_per_sec
+_LOWER_WORDS = ("loss", "error", "perplexity")  # anywhere in the name
+_LOWER_TOKENS = frozenset({"err", "time", "mae", "mse", "rmse"})
+_HIGHER_TOKENS = frozenset(
+    {"auc", "f1", "iou", "miou", "precision", "recall", "throughput"}
+)
+_TOKEN = re.compile(r"[a-z0-9]+")
+
+
+def metric_direction(name: str) -> str | None:
+    """Which way a metric improves: "min", "max", or None when unknown.
+
+    Lower is better for names containing `loss`, `error` or `perplexity`,
+    or a word `err`, `time` (`step_time`), `mae`, `mse`, `rmse`; higher for
+    rates (`samples_per_second`, `tokens_per_sec`) and words starting with
+    `acc` (`accuracy`, `acc_top1`) or being `auc`, `f1`, `iou`, `miou`,
+    `precision`, `recall`, `throughput`. Words are the name's lower-case
+    letter and digit runs; a metric key's `@level` is ignored.
+    """
+    text = name.lower().split("@", 1)[0]
+    if _RATE.search(text):
+        return "max"
+    tokens = _TOKEN.findall(text)
+    if any(word in text for word in _LOWER_WORDS) or _LOWER_TOKENS.intersection(
+        tokens
+    ):
+        return "min"
+    if _HIGHER_TOKENS.intersection(tokens) or any(
+        t.startswith("acc") for t in tokens
+    ):
+        return "max"
+    return None
