@@ -23,6 +23,7 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from .diff import AlignedPair
 
@@ -138,24 +139,7 @@ def check_tolerance(
             raise ValueError(f"{name} must be a finite number >= 0: {value}")
     if pair.x.size == 0:
         raise ValueError("the runs do not overlap on this axis")
-    if window == "all":
-        keep = np.arange(pair.x.size)
-    elif window == "last":
-        keep = np.array([pair.x.size - 1])
-    elif isinstance(window, tuple) and len(window) == 2:
-        lo, hi = window
-        if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
-            raise ValueError(f"window must be finite with from <= to: {window}")
-        keep = np.flatnonzero((pair.x >= lo) & (pair.x <= hi))
-        if keep.size == 0:
-            raise ValueError(
-                f"no aligned point in the window [{lo:g}, {hi:g}]; the runs "
-                f"overlap on [{pair.x[0]:g}, {pair.x[-1]:g}]"
-            )
-    else:
-        raise ValueError(
-            f"window must be one of {WINDOWS} or (from, to), got {window!r}"
-        )
+    keep = window_indices(pair.x, window)
     x, a, b = pair.x[keep], pair.a[keep], pair.b[keep]
     allowed = atol + rtol * np.abs(a)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -187,6 +171,130 @@ def check_tolerance(
         checked=int(x.size),
         violations=int(indices.size),
         first=first,
+        worst=worst,
+    )
+
+
+def window_indices(
+    x: npt.ArrayLike, window: str | tuple[float, float]
+) -> npt.NDArray[np.intp]:
+    """Indices of the sorted positions `x` a window covers.
+
+    Args:
+        x: Sorted positions (at least one).
+        window: "all", "last" (the last position) or an inclusive
+            (from, to) range; either end may be infinite.
+
+    Raises:
+        ValueError: a malformed window, or one that covers no position
+            (naming the positions' range).
+    """
+    xs = np.asarray(x, dtype=np.float64)
+    if window == "all":
+        return np.arange(xs.size)
+    if window == "last":
+        return np.array([xs.size - 1])
+    if not (isinstance(window, tuple) and len(window) == 2):
+        raise ValueError(
+            f"window must be one of {WINDOWS} or (from, to), got {window!r}"
+        )
+    lo, hi = (float(v) for v in window)
+    if math.isnan(lo) or math.isnan(hi) or lo > hi:
+        raise ValueError(f"window must have from <= to: {window}")
+    keep = np.flatnonzero((xs >= lo) & (xs <= hi))
+    if keep.size == 0:
+        raise ValueError(
+            f"no compared position in the window [{lo:g}, {hi:g}]; "
+            f"positions run from {xs[0]:g} to {xs[-1]:g}"
+        )
+    return keep
+
+
+@dataclass(frozen=True)
+class DistanceViolation:
+    """A position where a histogram distance exceeds its limit."""
+
+    x: float
+    distance: str
+    value: float
+    limit: float
+
+    @property
+    def ratio(self) -> float:
+        """value / limit; inf for a zero limit or a NaN distance."""
+        if self.limit > 0 and not math.isnan(self.value):
+            return self.value / self.limit
+        return math.inf
+
+
+@dataclass(frozen=True)
+class DistanceCheck:
+    """The outcome of `check_distances`.
+
+    Attributes:
+        window: (first, last) position checked.
+        checked: Positions checked.
+        violations: Positions where some distance exceeds its limit.
+        first: The first violation (by position, then distance order).
+        worst: The largest value / limit.
+    """
+
+    window: tuple[float, float]
+    checked: int
+    violations: int
+    first: DistanceViolation | None
+    worst: DistanceViolation | None
+
+    @property
+    def passed(self) -> bool:
+        return self.violations == 0
+
+
+def check_distances(
+    positions: npt.ArrayLike,
+    distances: dict[str, npt.ArrayLike],
+    limits: dict[str, float],
+    *,
+    window: str | tuple[float, float] = "all",
+) -> DistanceCheck:
+    """Whether distances between two runs' histograms stay within limits.
+
+    Args:
+        positions: Sorted positions of the compared histogram pairs.
+        distances: Name -> one value per position (`wasserstein`, `ks`).
+        limits: Name -> the largest value allowed (names of `distances`).
+        window: As in `check_tolerance`.
+
+    Raises:
+        ValueError: no positions, a window covering none, a limit that is
+            negative or not finite, or a limit for an unknown distance.
+    """
+    xs = np.asarray(positions, dtype=np.float64)
+    if xs.size == 0:
+        raise ValueError("no histogram positions to compare")
+    for name, limit in limits.items():
+        if name not in distances:
+            raise ValueError(f"no distance {name!r}; have {sorted(distances)}")
+        if not (math.isfinite(limit) and limit >= 0):
+            raise ValueError(f"limit of {name} must be >= 0: {limit}")
+    keep = window_indices(xs, window)
+    found: list[DistanceViolation] = []
+    bad_positions = set()
+    for i in keep.tolist():
+        for name, limit in limits.items():
+            value = float(np.asarray(distances[name], dtype=np.float64)[i])
+            # A NaN distance (an empty histogram) is not a pass.
+            if not value <= limit:
+                found.append(
+                    DistanceViolation(float(xs[i]), name, value, limit)
+                )
+                bad_positions.add(i)
+    worst = max(found, key=lambda v: v.ratio, default=None)
+    return DistanceCheck(
+        window=(float(xs[keep[0]]), float(xs[keep[-1]])),
+        checked=int(keep.size),
+        violations=len(bad_positions),
+        first=found[0] if found else None,
         worst=worst,
     )
 
