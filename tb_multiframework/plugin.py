@@ -30,18 +30,12 @@ from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
 from tb_multiframework.layout_store import LayoutExistsError, LayoutStoreError
+from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"
 _MAX_BODY_BYTES = 512 * 1024  # bytes of a POST body
 _MAX_ARG_CHARS = 4096  # characters of one query argument
 _MAX_RUNS = 200  # `run` arguments in one request
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-# A wheel ships the frontend in static/; a source checkout (or an editable
-# install) serves frontend/ beside the package.
-_STATIC_DIRS = (
-    os.path.join(_PACKAGE_DIR, "static"),
-    os.path.join(os.path.dirname(_PACKAGE_DIR), "frontend"),
-)
 _STATIC_TYPES = {
     ".js": "text/javascript",
     ".css": "text/css",
@@ -51,14 +45,6 @@ _STATIC_TYPES = {
     ".json": "application/json",
     ".txt": "text/plain",
 }
-
-
-def static_dir() -> str | None:
-    """The directory the frontend is served from, or None if missing."""
-    for candidate in _STATIC_DIRS:
-        if os.path.isfile(os.path.join(candidate, "index.js")):
-            return candidate
-    return None
 
 
 class MultiframeworkLoader(base_plugin.TBLoader):

@@ -10,6 +10,7 @@ imported only when a spec is given.
 from __future__ import annotations
 
 import dataclasses
+import os
 
 from tb_multiframework.api import Api
 from tb_multiframework.config import ConfigFile, default_config_path
@@ -18,6 +19,13 @@ from tb_multiframework.layout_store import LayoutStore, resolve_layouts_path
 from tb_multiframework.store import Store
 
 NO_LAYOUTS = "layouts are not used here"
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# A wheel ships the frontend in static/; a source checkout (or an editable
+# install) serves frontend/ beside the package.
+_STATIC_DIRS = (
+    os.path.join(_PACKAGE_DIR, "static"),
+    os.path.join(os.path.dirname(_PACKAGE_DIR), "frontend"),
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,3 +108,15 @@ def _layout_store(
     except (OSError, ValueError) as error:
         return None, f"no writable place for layouts: {error}"
     return LayoutStore(path), reason
+
+
+def static_dir() -> str | None:
+    """Where the frontend files are, or None if missing.
+
+    The tab is served from there, and `tbmf report` inlines its vendored
+    uPlot.
+    """
+    for candidate in _STATIC_DIRS:
+        if os.path.isfile(os.path.join(candidate, "index.js")):
+            return candidate
+    return None
