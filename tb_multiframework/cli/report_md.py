@@ -8,7 +8,6 @@ row.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from tb_multiframework.cli import common
 from tb_multiframework.cli.report import ReportData

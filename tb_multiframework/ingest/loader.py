@@ -350,6 +350,10 @@ class Loader:
                     f"at {time.strftime('%H:%M:%S')}"
                 ]
 
+    def runs_on_disk(self) -> list[str]:
+        """Names of the runs under the roots now, without reading them."""
+        return sorted({run for run, _, _, _ in self._discover()})
+
     def _bytes_to_read(self, found: list[tuple[str, str, str, str]]) -> int:
         """Bytes of local files not read yet (for progress reports)."""
         total = 0
