@@ -1,5 +1,3 @@
 """placeholder"""
-
-
 def register(commands):
-    pass
+    commands.add_parser("anomalies", help="(needs the anomalies api)")

@@ -61,7 +61,7 @@ def register(commands: Any) -> None:
         default=_DEFAULT_TOLERANCE,
         metavar="T",
         help="relative change judged as no change "
-        f"(default {_DEFAULT_TOLERANCE} = {_DEFAULT_TOLERANCE:.0%})",
+        f"(default {_DEFAULT_TOLERANCE} = {_DEFAULT_TOLERANCE * 100:g}%%)",
     )
     parser.add_argument(
         "--compare",

@@ -69,64 +69,24 @@ def difference_curve(
     """
     if mode not in DIFF_MODES:
         raise ValueError(f"diff mode must be one of {DIFF_MODES}, got {mode!r}")
-    pair = align_pair(xa, ya, xb, yb)
-    grid, va, vb = pair.x, pair.a, pair.b
+    a_x, a_y = _last_per_x(*_checked(xa, ya, "A"))
+    b_x, b_y = _last_per_x(*_checked(xb, yb, "B"))
+    empty = np.empty(0, dtype=np.float64)
+    if a_x.size == 0 or b_x.size == 0:
+        return DiffCurve(empty, empty.copy())
+    lo = max(a_x[0], b_x[0])
+    hi = min(a_x[-1], b_x[-1])
+    if lo > hi:
+        return DiffCurve(empty, empty.copy())
+    grid = _union_within(a_x, b_x, lo, hi)
+    va = resample_at(a_x, a_y, grid)
+    vb = resample_at(b_x, b_y, grid)
     with np.errstate(divide="ignore", invalid="ignore"):
         if mode == "difference":
             out = va - vb
         else:
             out = np.where(vb == 0, np.nan, va / np.where(vb == 0, 1.0, vb))
     return DiffCurve(grid, out.astype(np.float64))
-
-
-@dataclass(frozen=True)
-class AlignedPair:
-    """Two series read on the union grid of their overlap (rules 1-4).
-
-    Attributes:
-        x: Grid positions, sorted, unique; empty without an overlap.
-        a: A's value at each x (NaN where it has a gap).
-        b: B's value at each x.
-    """
-
-    x: FloatArray
-    a: FloatArray
-    b: FloatArray
-
-
-def align_pair(
-    xa: npt.ArrayLike,
-    ya: npt.ArrayLike,
-    xb: npt.ArrayLike,
-    yb: npt.ArrayLike,
-) -> AlignedPair:
-    """Reads A and B on the union grid of their overlap (rules 1-4 above).
-
-    The difference curve is A - B of this; a tolerance check compares the
-    two values point by point.
-
-    Args:
-        xa: x of A, finite, sorted non-decreasing.
-        ya: Values of A.
-        xb: x of B, finite, sorted non-decreasing.
-        yb: Values of B.
-
-    Raises:
-        ValueError: On lengths that differ or x that is not finite and sorted.
-    """
-    a_x, a_y = _last_per_x(*_checked(xa, ya, "A"))
-    b_x, b_y = _last_per_x(*_checked(xb, yb, "B"))
-    empty = np.empty(0, dtype=np.float64)
-    if a_x.size == 0 or b_x.size == 0:
-        return AlignedPair(empty, empty.copy(), empty.copy())
-    lo = max(a_x[0], b_x[0])
-    hi = min(a_x[-1], b_x[-1])
-    if lo > hi:
-        return AlignedPair(empty, empty.copy(), empty.copy())
-    grid = _union_within(a_x, b_x, lo, hi)
-    return AlignedPair(
-        grid, resample_at(a_x, a_y, grid), resample_at(b_x, b_y, grid)
-    )
 
 
 def resample_at(x: FloatArray, y: FloatArray, at: FloatArray) -> FloatArray:
@@ -191,3 +151,53 @@ def _checked(
     if np.any(np.diff(xs) < 0):
         raise ValueError(f"series {name}: x must be sorted (non-decreasing)")
     return xs, ys
+
+
+@dataclass(frozen=True)
+class AlignedPair:
+    """Two series read on the union grid of their overlap (rules 1-4).
+
+    Attributes:
+        x: Grid positions, sorted, unique; empty without an overlap.
+        a: A's value at each x (NaN where it has a gap).
+        b: B's value at each x.
+    """
+
+    x: FloatArray
+    a: FloatArray
+    b: FloatArray
+
+
+def align_pair(
+    xa: npt.ArrayLike,
+    ya: npt.ArrayLike,
+    xb: npt.ArrayLike,
+    yb: npt.ArrayLike,
+) -> AlignedPair:
+    """Reads A and B on the union grid of their overlap (rules 1-4 above).
+
+    The difference curve is A - B of this; a tolerance check compares the
+    two values point by point.
+
+    Args:
+        xa: x of A, finite, sorted non-decreasing.
+        ya: Values of A.
+        xb: x of B, finite, sorted non-decreasing.
+        yb: Values of B.
+
+    Raises:
+        ValueError: On lengths that differ or x that is not finite and sorted.
+    """
+    a_x, a_y = _last_per_x(*_checked(xa, ya, "A"))
+    b_x, b_y = _last_per_x(*_checked(xb, yb, "B"))
+    empty = np.empty(0, dtype=np.float64)
+    if a_x.size == 0 or b_x.size == 0:
+        return AlignedPair(empty, empty.copy(), empty.copy())
+    lo = max(a_x[0], b_x[0])
+    hi = min(a_x[-1], b_x[-1])
+    if lo > hi:
+        return AlignedPair(empty, empty.copy(), empty.copy())
+    grid = _union_within(a_x, b_x, lo, hi)
+    return AlignedPair(
+        grid, resample_at(a_x, a_y, grid), resample_at(b_x, b_y, grid)
+    )
