@@ -121,7 +121,7 @@ def _columns(
     columns = [
         _Column(
             "run",
-            common.Column("run", elide=True, min_width=12),
+            common.Column("run", elide=True, min_width=20),
             text("run"),
             value("run"),
         ),

@@ -100,7 +100,9 @@ def write_run(
     run: str,
     scalars: dict[str, list[tuple[int, float]]],
     *,
-    histograms: dict[str, list[tuple[int, list[float], list[float]]]] = {},
+    histograms: (
+        dict[str, list[tuple[int, list[float], list[float]]]] | None
+    ) = None,
     wall_start: float = 1_700_000_000.0,
     seconds_per_step: float = 0.5,
 ) -> Path:
@@ -110,6 +112,7 @@ def write_run(
         scalars: tag -> [(step, value)].
         histograms: tag -> [(step, bucket right edges, counts)].
     """
+    histograms = histograms or {}
     events = [eventfiles.file_version_event(wall_start)]
     for tag, points in scalars.items():
         for step, value in points:
