@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from tb_multiframework import __version__
 from tb_multiframework.cli import (
@@ -64,8 +65,18 @@ exit codes:
 """
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors, like every other usage error."""
+
+    def error(self, message: str) -> NoReturn:  # noqa: D102
+        self.exit(
+            EXIT_USAGE,
+            f"tbmf: error: {message} (see `{self.prog} --help`)\n",
+        )
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tbmf",
         description=DESCRIPTION,
         epilog=EPILOG,
