@@ -62,7 +62,10 @@ setup(
             "scipy>=1.9",
             "fsspec",
             "playwright>=1.40",
+            "pyyaml>=5.1",
         ],
+        # Lightning's hparams.yaml and config.yaml beside the logs.
+        "yaml": ["pyyaml>=5.1"],
     },
     entry_points={
         "tensorboard_plugins": [

@@ -375,36 +375,29 @@ def _is_keras_run(run: RunInfo) -> bool:
     )
 
 
-# Which way a metric improves, from words in its name (`metric_direction`).
-_RATE = re.compile(r"_per_sec(ond)?s?(\b|_)")  # throughput: samples_per_sec
-_LOWER_WORDS = ("loss", "error", "perplexity")  # anywhere in the name
-_LOWER_TOKENS = frozenset({"err", "time", "mae", "mse", "rmse"})
-_HIGHER_TOKENS = frozenset(
-    {"auc", "f1", "iou", "miou", "precision", "recall", "throughput"}
+# Words in a metric's quantity that say which way is better, tried in order.
+_LOWER_IS_BETTER = re.compile(
+    r"loss|error|err\b|^err|mse|mae|rmse|perplexity|ppl|time|latency|"
+    r"duration|distance|cer\b|wer\b|nll|cost|regret"
 )
-_TOKEN = re.compile(r"[a-z0-9]+")
+_HIGHER_IS_BETTER = re.compile(
+    r"acc|auc|f1|precision|recall|iou|map\b|^map|bleu|rouge|score|reward|"
+    r"return|dice|r2|top\d|hit|ndcg|mrr|throughput|per_sec"
+)
 
 
 def metric_direction(name: str) -> str | None:
     """Which way a metric improves: "min", "max", or None when unknown.
 
-    Lower is better for names containing `loss`, `error` or `perplexity`,
-    or a word `err`, `time` (`step_time`), `mae`, `mse`, `rmse`; higher for
-    rates (`samples_per_second`, `tokens_per_sec`) and words starting with
-    `acc` (`accuracy`, `acc_top1`) or being `auc`, `f1`, `iou`, `miou`,
-    `precision`, `recall`, `throughput`. Words are the name's lower-case
-    letter and digit runs; a metric key's `@level` is ignored.
+    Lower is better for losses, errors and times (`loss/train`, `val_mse`,
+    `epoch_time`); higher for accuracies, AUC, F1, precision, recall,
+    rewards, throughput (`accuracy/val`, `auc`, `tokens_per_sec`). Judged
+    from the quantity (the part before `/` of a canonical name, else the
+    whole name), lower-case.
     """
-    text = name.lower().split("@", 1)[0]
-    if _RATE.search(text):
-        return "max"
-    tokens = _TOKEN.findall(text)
-    if any(word in text for word in _LOWER_WORDS) or _LOWER_TOKENS.intersection(
-        tokens
-    ):
+    quantity = name.lower().split("@", 1)[0].split("/", 1)[0]
+    if _LOWER_IS_BETTER.search(quantity):
         return "min"
-    if _HIGHER_TOKENS.intersection(tokens) or any(
-        t.startswith("acc") for t in tokens
-    ):
+    if _HIGHER_IS_BETTER.search(quantity):
         return "max"
     return None
