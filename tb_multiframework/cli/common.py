@@ -375,12 +375,22 @@ def format_duration(seconds: float | None) -> str:
 
 @dataclass(frozen=True)
 class Column:
-    """A table column: title, alignment, whether long cells may be cut."""
+    """A table column.
+
+    Attributes:
+        title: Header text.
+        align: "<" left or ">" right.
+        elide: Whether long cells may be cut (ending in "…").
+        min_width: Cells an elided column keeps at least.
+        drop: Order in which columns are left out when even the narrowest
+            table is too wide: highest first; 0 is never left out.
+    """
 
     title: str
-    align: str = "<"  # "<" left, ">" right
+    align: str = "<"
     elide: bool = False
-    min_width: int = 6  # characters an elided column keeps at least
+    min_width: int = 6
+    drop: int = 0
 
 
 def display_width(text: str) -> int:
@@ -406,38 +416,58 @@ def elide(text: str, width: int) -> str:
 
 def render_table(
     columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
-) -> list[str]:
+) -> tuple[list[str], list[str]]:
     """An aligned table at most `width` cells wide where possible.
 
     The widest elidable columns give up cells first, down to their
-    `min_width`; their long cells end in "…".
+    `min_width`; if that is not enough, columns are left out by `drop`.
+
+    Returns:
+        (lines, titles of the columns left out).
     """
     gap = 2
+    keep = list(range(len(columns)))
     widths = [
         max([display_width(c.title)] + [display_width(r[i]) for r in rows])
         for i, c in enumerate(columns)
     ]
-    excess = sum(widths) + gap * (len(columns) - 1) - width
+
+    def floor(i: int) -> int:
+        c = columns[i]
+        if not c.elide:
+            return widths[i]
+        return min(widths[i], max(c.min_width, display_width(c.title)))
+
+    def total(indices: list[int], sizes: dict[int, int]) -> int:
+        return sum(sizes[i] for i in indices) + gap * (len(indices) - 1)
+
+    floors = {i: floor(i) for i in keep}
+    droppable = sorted(
+        (i for i in keep if columns[i].drop), key=lambda i: -columns[i].drop
+    )
+    dropped = []
+    while total(keep, floors) > width and droppable:
+        i = droppable.pop(0)
+        keep.remove(i)
+        dropped.append(columns[i].title)
+    sizes = {i: widths[i] for i in keep}
+    excess = total(keep, sizes) - width
     while excess > 0:
-        candidates = [
-            i
-            for i, c in enumerate(columns)
-            if c.elide and widths[i] > max(c.min_width, len(c.title))
-        ]
+        candidates = [i for i in keep if sizes[i] > floors[i]]
         if not candidates:
             break
-        widest = max(candidates, key=lambda i: widths[i])
-        widths[widest] -= 1
+        widest = max(candidates, key=lambda i: sizes[i] - floors[i])
+        sizes[widest] -= 1
         excess -= 1
     lines = []
     for cells in [[c.title for c in columns], *rows]:
         parts = []
-        for i, (column, cell) in enumerate(zip(columns, cells, strict=True)):
-            text = elide(cell, widths[i])
-            pad = " " * (widths[i] - display_width(text))
-            parts.append(text + pad if column.align == "<" else pad + text)
+        for i in keep:
+            text = elide(cells[i], sizes[i])
+            pad = " " * (sizes[i] - display_width(text))
+            parts.append(text + pad if columns[i].align == "<" else pad + text)
         lines.append((" " * gap).join(parts).rstrip())
-    return lines
+    return lines, dropped
 
 
 def write_output(path: str | None, text: str) -> None:

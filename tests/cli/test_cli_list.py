@@ -26,27 +26,83 @@ def test_table_has_a_line_per_run_within_100_columns(
     assert result.code == 0, result.err
     lines = result.out.rstrip("\n").split("\n")
     assert all(len(line) <= 100 for line in lines), lines
-    header, rows = lines[0], lines[1:]
+    runs = demo_routes.get("runs")["runs"]
+    assert len(lines) == len(runs) + 1
+    # elided, not wrapped
+    assert any("…" in line for line in lines)
+    wide = tbmf("list", demo_logdir, "--width", "300").out.rstrip("\n")
+    header, *rows = wide.split("\n")
     assert header.split() == [
         "run",
         "group",
         "framework",
         "writer",
+        "config",
+        "hparams",
         "points",
         "steps",
         "duration",
-        "warn",
-    ]
+    ]  # no run has warnings or a trainer: those columns are left out
+    starts = [header.index(t) for t in header.split()]
+    for row, run in zip(rows, runs, strict=True):  # by name, as the route
+        cells = dict(
+            zip(
+                header.split(),
+                (row[a:b].strip() for a, b in zip(starts, starts[1:] + [None])),
+            )
+        )
+        assert cells["run"] == run["run"]
+        assert cells["group"] == run["group"]
+        assert cells["framework"] == run["framework"]
+        assert cells["config"] == run["configHash"]
+        assert cells["points"] == f"{run['numPoints']:,}"
+        if run["firstStep"] is not None:
+            assert cells["steps"] == f"{run['firstStep']:,}–{run['lastStep']:,}"
+        for key, value in run["hparams"].items():
+            if key in ("seed", "framework"):  # they differ
+                assert f"{key.split('.')[-1]}={value}" in cells["hparams"]
+
+
+def test_filter_is_the_tabs_syntax(demo_logdir, demo_routes) -> None:
     runs = demo_routes.get("runs")["runs"]
-    assert len(rows) == len(runs)
-    for row, run in zip(rows, runs):  # the route's order: by name
-        cells = re.split(r"\s{2,}", row.strip())
-        assert cells[0] == run["run"]
-        assert cells[2] == run["framework"]
-        assert f"{run['numPoints']:,}" in cells
-        assert f"{run['firstStep']:,}–{run['lastStep']:,}" in cells
-    # torch.utils.tensorboard does not fit its column: elided, not wrapped
-    assert any("torch.utils.tensorboa…" in row for row in rows)
+    found = tbmf("list", demo_logdir, "--filter", "seed=1 pytorch", "--json")
+    assert (
+        [r["run"] for r in found.json()["runs"]]
+        == [
+            r["run"]
+            for r in runs
+            if r["hparams"].get("seed") == 1 and "pytorch" in r["run"]
+        ]
+        == ["seeds/pytorch_seed1"]
+    )
+    found = tbmf(
+        "list",
+        demo_logdir,
+        "--filter",
+        "points>=818 framework!=paddle",
+        "--json",
+    )
+    assert [r["run"] for r in found.json()["runs"]] == [
+        r["run"]
+        for r in runs
+        if r["numPoints"] >= 818 and r["framework"] != "paddle"
+    ]
+    summary = demo_routes.get("metric_summary", metric="loss/val@epoch")
+    best = {row["run"]: row["best"] for row in summary["runs"]}
+    limit = sorted(best.values())[len(best) // 2]
+    found = tbmf(
+        "list",
+        demo_logdir,
+        "--metric",
+        "loss/val@epoch",
+        "--filter",
+        f"best<{limit}",
+        "--json",
+    ).json()
+    assert found["metricSummary"] == summary
+    assert [r["run"] for r in found["runs"]] == [
+        r["run"] for r in runs if best.get(r["run"], float("inf")) < limit
+    ]
 
 
 def test_sort_descending_by_points(demo_logdir, demo_routes) -> None:
@@ -55,8 +111,13 @@ def test_sort_descending_by_points(demo_logdir, demo_routes) -> None:
     runs = demo_routes.get("runs")["runs"]
     expected = [r["run"] for r in sorted(runs, key=lambda r: -r["numPoints"])]
     assert order == expected
-    human = tbmf("list", demo_logdir, "--sort=-points").out.split("\n")[1:]
-    assert [line.split()[0] for line in human if line] == expected
+    human = tbmf("list", demo_logdir, "--sort=-points", "--width", "300")
+    lines = human.out.split("\n")[1:]
+    assert [line.split()[0] for line in lines if line] == expected
+    by_seed = tbmf("list", demo_logdir, "--sort", "seed", "--json").json()
+    seeds = [r["hparams"].get("seed") for r in by_seed["runs"]]
+    present = [s for s in seeds if s is not None]
+    assert present == sorted(present) and seeds[: len(present)] == present
 
 
 def test_unknown_sort_column_names_the_columns(demo_logdir) -> None:
@@ -64,7 +125,7 @@ def test_unknown_sort_column_names_the_columns(demo_logdir) -> None:
         tbmf("list", demo_logdir, "--sort", "pionts"),
         "unknown column 'pionts'",
         "did you mean 'points'",
-        "duration",
+        "columns: run, group, framework",
     )
 
 
@@ -75,7 +136,7 @@ def test_empty_logdir_and_narrow_width(tmp_path) -> None:
     write_run(tmp_path, "a_rather_long_run_name_" * 4, {"loss": [(0, 1.0)]})
     narrow = tbmf("list", str(tmp_path), "--width", "80")
     assert all(len(line) <= 80 for line in narrow.out.splitlines())
-    assert "a_rather_long_run_n…" in narrow.out
+    assert re.search(r"^a_rather_long_run_n\w*…  ", narrow.out, re.M)
     assert "…" in narrow.out
 
 
