@@ -185,19 +185,20 @@ def choices_text(wanted: str, names: Sequence[str], kind: str) -> str:
 
 
 def resolve_run(token: str, runs: Sequence[str]) -> list[str]:
-    """The runs a RUN argument names: that run, else the runs under it.
+    """The runs a RUN argument names: that run and the runs under it.
 
-    `keras_fit` names `keras_fit/train` and `keras_fit/validation`.
+    `keras_fit` names `keras_fit/train` and `keras_fit/validation`; a run
+    that has sub-runs (a torch run with `add_scalars` sub-runs, a Keras
+    run directory holding hyper-parameters) names itself first, then them.
 
     Raises:
       UsageError: no run has that name or lies under it.
     """
-    if token in runs:
-        return [token]
     prefix = token.rstrip("/") + "/"
-    under = [run for run in runs if run.startswith(prefix)]
-    if under:
-        return under
+    found = [token] if token in runs else []
+    found += [run for run in runs if run.startswith(prefix)]
+    if found:
+        return found
     raise UsageError(
         f"unknown run {token!r}; {choices_text(token, list(runs), 'runs')}"
     )
@@ -230,16 +231,19 @@ def member_of(
 ) -> tuple[str, str] | None:
     """The (run, tag) of a metric among the runs a RUN argument names.
 
-    The first tag of the run is used, as the tab's baseline and its metric
-    summary do. None when none of the runs has the metric.
+    The run named exactly wins; else the one run under it that has the
+    metric. The first tag of the run is used, as the tab's baseline and its
+    metric summary do. None when none of the runs has the metric.
 
     Raises:
-      UsageError: several of the runs have it (name one of them).
+      UsageError: several runs under the argument have it.
     """
     hits: dict[str, str] = {}
     for m in entry["members"]:
         if m["run"] in runs:
             hits.setdefault(m["run"], m["tag"])
+    if token in hits:
+        return token, hits[token]
     if len(hits) > 1:
         raise UsageError(
             f"{token!r} names {len(hits)} runs with metric {entry['key']}: "

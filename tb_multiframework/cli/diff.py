@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         )
         for m in pairing.metrics
     ]
+    config = selection.config_diff(stack, pairing)
     if args.json:
         common.print_json(
             {
@@ -80,12 +81,26 @@ def run(args: argparse.Namespace) -> int:
                 "smoothing": args.smoothing,
                 "smoothingMode": args.smoothing_mode,
                 "runs": records,
+                "configDiff": config,
                 "metrics": [c.to_json() for c in compared],
                 "oneSided": pairing.one_sided,
             }
         )
         return common.EXIT_OK
     print(_header(args, records, pairing))
+    print(f"\nconfig  {selection.config_summary(config)}")
+    rows = selection.config_rows(config)
+    if rows:
+        lines, _ = common.render_table(
+            [
+                common.Column("key", elide=True, min_width=12),
+                common.Column("A", elide=True, min_width=10),
+                common.Column("B", elide=True, min_width=10),
+            ],
+            [[common.printable(c) for c in row] for row in rows],
+            96,
+        )
+        print("\n".join("  " + line for line in lines))
     for comparison in compared:
         print()
         print("\n".join(metric_block(comparison.to_json(), args.x)))

@@ -100,6 +100,7 @@ class ReportData:
     runs: list[dict[str, Any]]  # `runs` route records of both sides
     items: list[dict[str, Any]]  # per metric: pair JSON + "verdict"
     one_sided: list[dict[str, str]]
+    config: dict[str, Any] | None  # the `config_diff` route's answer
     generated: str = field(
         default_factory=lambda: datetime.datetime.now()
         .astimezone()
@@ -182,6 +183,7 @@ def gather(
         ),
         items=items,
         one_sided=pairing.one_sided,
+        config=selection.config_diff(stack, pairing),
         charts=charts,
     )
 

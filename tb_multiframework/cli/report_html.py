@@ -15,7 +15,7 @@ import json
 import os
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, selection
 from tb_multiframework.cli.report import ReportData
 from tb_multiframework.cli.report_md import ARROWS
 
@@ -123,6 +123,7 @@ def render(data: ReportData) -> str:
         "</head><body>",
         _header(data),
         _summary(data),
+        _config(data),
         *(
             _metric_section(item, charts[i], data)
             for i, item in enumerate(data.items)
@@ -239,6 +240,25 @@ def _badge(verdict: dict[str, str]) -> str:
     """A verdict as a coloured text badge (no emoji font needed)."""
     kind, mark = _BADGES[verdict["symbol"]]
     return f'<span class="v {kind}">{mark} {_e(verdict["reason"])}</span>'
+
+
+def _config(data: ReportData) -> str:
+    rows = selection.config_rows(data.config)
+    head = (
+        "<section><h2>Config</h2>"
+        f'<p class="note">{_e(selection.config_summary(data.config))}</p>'
+    )
+    if not rows:
+        return head + "</section>"
+    body = "".join(
+        f'<tr><td class="name">{_e(key)}</td><td class="name">{_e(base)}</td>'
+        f'<td class="name">{_e(cand)}</td></tr>'
+        for key, base, cand in rows
+    )
+    return (
+        head + "<table><tr><th>key</th><th>baseline</th><th>candidate</th>"
+        f"</tr>{body}</table></section>"
+    )
 
 
 def _change(values: dict[str, Any]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, selection
 from tb_multiframework.cli.report import ReportData
 
 ARROWS = {"min": " ↓", "max": " ↑"}
@@ -73,6 +73,7 @@ def render(data: ReportData) -> str:
     tolerance = f"{data.tolerance:.4g}".replace("-", "−")
     lines += [
         "",
+        *_config_lines(data),
         " · ".join(f"{symbol} {n}" for symbol, n in counts.items() if n)
         + f" — {data.compare} values; ✅ within ±{_pct(data.tolerance)}"
         f" of the baseline or better, ❌ worse by more, ⚠️ changed by more "
@@ -83,6 +84,23 @@ def render(data: ReportData) -> str:
         f"{data.generated}</sub>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _config_lines(data: ReportData) -> list[str]:
+    """A folded table of the hyper-parameters that differ, if any do."""
+    rows = selection.config_rows(data.config)
+    if not rows:
+        return [f"Config: {selection.config_summary(data.config)}.", ""]
+    lines = [
+        f"<details><summary>Config: {selection.config_summary(data.config)}"
+        "</summary>",
+        "",
+        "| key | baseline | candidate |",
+        "|:--|:--|:--|",
+    ]
+    for key, base, cand in rows:
+        lines.append(f"| {md_code(key)} | {md_code(base)} | {md_code(cand)} |")
+    return lines + ["", "</details>", ""]
 
 
 def _pct(fraction: float) -> str:

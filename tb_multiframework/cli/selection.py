@@ -8,6 +8,7 @@ of a metric stands for it, as in the tab.
 from __future__ import annotations
 
 import argparse
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -126,3 +127,64 @@ def run_records(stack: Any, runs: list[str]) -> list[dict[str, Any]]:
     """The `runs` route's records of these runs."""
     wanted = set(runs)
     return [r for r in stack.api.runs()["runs"] if r["run"] in wanted]
+
+
+def config_diff(stack: Any, pairing: Pairing) -> dict[str, Any] | None:
+    """The `config_diff` route's answer for the two sides' first runs.
+
+    None when both sides are the same run. Hyper-parameters are pooled per
+    logical run, so any run of a side stands for it.
+    """
+    runs = (pairing.baseline_runs[0], pairing.candidate_runs[0])
+    if runs[0] == runs[1]:
+        return None
+    return stack.api.config_diff(runs)
+
+
+def config_rows(diff: dict[str, Any] | None) -> list[tuple[str, str, str]]:
+    """(key, baseline value, candidate value) of the keys that differ."""
+    if diff is None:
+        return []
+    base, cand = diff["runs"]
+    rows = []
+    for entry in diff["keys"]:
+        if not entry["differs"]:
+            continue
+        shown = [
+            (
+                common.MISSING
+                if run in entry["missing"]
+                else _value_text(entry["values"].get(run))
+            )
+            for run in (base, cand)
+        ]
+        rows.append((entry["key"], shown[0], shown[1]))
+    return rows
+
+
+def config_summary(diff: dict[str, Any] | None) -> str:
+    """`2 of 9 keys differ (config 889abb73 → fc67a21a)` and the like."""
+    if diff is None:
+        return "the same run"
+    if not diff["keys"]:
+        return "no hyper-parameters logged"
+    base, cand = diff["runs"]
+    hashes = diff["configHashes"]
+    differing = sum(entry["differs"] for entry in diff["keys"])
+    what = (
+        "all the same"
+        if not differing
+        else f"{differing} of {len(diff['keys'])} keys differ"
+    )
+    return (
+        f"{what} (config {hashes.get(base) or common.MISSING} → "
+        f"{hashes.get(cand) or common.MISSING})"
+    )
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, float):
+        return common.format_value(value)
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    return str(value)

@@ -132,7 +132,8 @@ def test_human_output_shows_the_json_numbers(demo_logdir) -> None:
     text = tbmf(*args).out
     assert text.startswith("A  pytorch_sgd  pytorch / torch.utils.tensorboard")
     assert "B  keras_fit (keras_fit/train, keras_fit/validation)" in text
-    blocks = text.split("\n\n")[1:]
+    config, *blocks = text.split("\n\n")[1:]
+    assert config == "config  no hyper-parameters logged"
     assert len(blocks) == len(data["metrics"]) >= 5
     for block, item in zip(blocks, data["metrics"]):
         lines = block.strip().split("\n")

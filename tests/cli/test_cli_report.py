@@ -103,7 +103,8 @@ def test_markdown_card_line_by_line(demo_logdir, tmp_path) -> None:
             100 * item["last"]["relative"], abs=0.06
         )
     after = lines[4 + len(rows) :]
-    assert after[0] == ""
+    assert after[:3] == ["", "Config: no hyper-parameters logged.", ""]
+    after = after[2:]
     counts = {
         s: sum(_expected_verdict(i, 0.05) == s for i in data["metrics"])
         for s in ("✅", "❌", "⚠️")
@@ -128,6 +129,46 @@ def test_markdown_card_line_by_line(demo_logdir, tmp_path) -> None:
     )
     (row,) = [r for r in strict.out.split("\n") if "loss/val@epoch" in r]
     assert _cells(row)[0] == "✅"  # the candidate's val loss is lower: better
+
+
+def test_markdown_config_diff(demo_logdir, demo_routes) -> None:
+    a, b = "seeds/keras_seed0", "seeds/pytorch_seed1"
+    diff = demo_routes.get("config_diff", run=[a, b])
+    assert (
+        tbmf(
+            "diff", demo_logdir, a, b, "--metric", "loss/val", "--json"
+        ).json()["configDiff"]
+        == diff
+    )
+    card = tbmf(
+        "report",
+        demo_logdir,
+        "-a",
+        a,
+        "-b",
+        b,
+        "--metric",
+        "loss/val",
+        "--out",
+        "-",
+        "--format",
+        "md",
+    ).out.split("\n")
+    start = card.index("| key | baseline | candidate |")
+    differing = [k for k in diff["keys"] if k["differs"]]
+    assert len(differing) >= 2
+    assert card[start - 2] == (
+        f"<details><summary>Config: {len(differing)} of {len(diff['keys'])}"
+        f" keys differ (config {diff['configHashes'][a]} → "
+        f"{diff['configHashes'][b]})</summary>"
+    )
+    rows = card[start + 2 : start + 2 + len(differing)]
+    assert [_cells(r) for r in rows] == [
+        [f"`{k['key']}`", f"`{k['values'][a]}`", f"`{k['values'][b]}`"]
+        for k in differing
+    ]
+    end = start + 2 + len(differing)
+    assert card[end : end + 2] == ["", "</details>"]
 
 
 @pytest.fixture(scope="module")
