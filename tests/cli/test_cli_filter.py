@@ -15,6 +15,7 @@ import pytest
 
 from tb_multiframework.core import runfilter
 from tests.cli.conftest import ROOT
+from tests.e2e.conftest import new_browser_page
 
 pytestmark = pytest.mark.e2e
 
@@ -114,34 +115,23 @@ def _random_text(rng: random.Random) -> str:
 
 
 @pytest.fixture(scope="module")
-def frontend_page():
+def frontend_page(browser):
     handler = functools.partial(
         http.server.SimpleHTTPRequestHandler, directory=f"{ROOT}/frontend"
     )
     handler.log_message = lambda *args: None  # type: ignore[attr-defined]
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            headless=True,
-            args=[
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-            ],
-        )
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda e: errors.append(str(e)))
-        page.goto(f"http://127.0.0.1:{server.server_port}/")
-        yield page
-        browser.close()
+    recorded = new_browser_page(browser)
+    # The directory listing page has no icon; the test server none either.
+    recorded.page.route(
+        "**/favicon.ico", lambda route: route.fulfill(status=204)
+    )
+    recorded.page.goto(f"http://127.0.0.1:{server.server_port}/")
+    yield recorded.page
+    recorded.context.close()
     server.shutdown()
-    assert errors == []
+    recorded.assert_no_errors()
 
 
 JS_RUN = """

@@ -11,15 +11,10 @@ from pathlib import Path
 import pytest
 
 from tests.cli.conftest import Routes, assert_usage_error, tbmf, write_run
+from tests.e2e.conftest import new_browser_page
 
 pytestmark = pytest.mark.e2e
 
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-]
 HOSTILE_RUN = "evil<script>window.__pwned=1</script>'\"`|\nrun"
 HOSTILE_TAG = 'loss<img src=x onerror="window.__pwned=2">|`x`\nnext'
 
@@ -211,35 +206,13 @@ def test_markdown_escapes_hostile_names(hostile_logdir) -> None:
 
 
 def _open_page(browser, path: Path):
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
-    page = context.new_page()
-    errors: list[str] = []
+    """A page on the report; its console errors and requests are recorded."""
+    recorded = new_browser_page(browser)
     requests: list[str] = []
-    page.on(
-        "console",
-        lambda m: (
-            errors.append(m.text) if m.type in ("error", "warning") else None
-        ),
-    )
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("request", lambda r: requests.append(r.url))
-    page.goto(path.as_uri())
-    page.wait_for_selector("body[data-ready='1']", timeout=30_000)
-    return context, page, errors, requests
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path="/usr/bin/chromium",
-            headless=True,
-            args=CHROMIUM_ARGS,
-        )
-        yield browser
-        browser.close()
+    recorded.page.on("request", lambda r: requests.append(r.url))
+    recorded.page.goto(path.as_uri())
+    recorded.page.wait_for_selector("body[data-ready='1']", timeout=30_000)
+    return recorded.context, recorded.page, recorded.errors, requests
 
 
 def _finite(values) -> list[float | None]:
