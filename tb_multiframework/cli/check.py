@@ -157,11 +157,11 @@ def run(args: argparse.Namespace) -> int:
         pairing = selection.pair_metrics(
             stack, args.baseline, args.candidate, args.metric
         )
-        if pairing.one_sided:
-            item = pairing.one_sided[0]
-            raise common.UsageError(
-                f"{item['missing']!r} has no metric {item['metric']}"
-            )
+        for item in pairing.one_sided:
+            message = f"{item['missing']!r} has no metric {item['metric']}"
+            if item["metric"] in args.metric:  # named by its exact key
+                raise common.UsageError(message)
+            common.warn(args, f"{message}; that level is not checked")
         common.warn_run_problems(
             args,
             selection.run_records(

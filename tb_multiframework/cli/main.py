@@ -102,8 +102,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as error:
         return _usage_error(str(error))
     except (LookupError, ValueError) as error:
-        # The api raises these for an unknown name or a bad argument (the
-        # routes' 404 and 400).
+        # The api raises NotFound for an unknown name and ValueError for a
+        # bad argument (the routes' 404 and 400); any other lookup error is
+        # a bug and keeps its traceback.
+        api = sys.modules.get("tb_multiframework.api")
+        if isinstance(error, LookupError) and not (
+            api is not None and isinstance(error, api.NotFound)
+        ):
+            raise
         return _usage_error(str(error.args[0] if error.args else error))
     except KeyboardInterrupt:
         print("tbmf: interrupted", file=sys.stderr)
