@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, list_rows
+from tb_multiframework.cli.list_rows import RowColumn
 
 HELP = "one line per run: group, framework, config, hparams, points, ..."
 EPILOG = """\
@@ -35,16 +35,6 @@ regular expression searched in run, group, framework and writer.
 `metric_summary` route's with --metric).
 """
 _WIDTH = 100  # characters of the table
-
-
-@dataclass(frozen=True)
-class _Column:
-    """A column of the table and how to sort by it."""
-
-    id: str
-    column: common.Column
-    text: Callable[[dict[str, Any]], str]
-    key: Callable[[dict[str, Any]], Any]
 
 
 def register(commands: Any) -> None:
@@ -88,10 +78,10 @@ def run(args: argparse.Namespace) -> int:
     runs = payload["runs"]
     summary = _metric_summary(stack, args.metric) if args.metric else None
     if args.filter:
-        runs = _filtered(runs, args.filter, summary)
+        runs = list_rows.filtered(runs, args.filter, summary)
     columns = _columns(runs, summary)
     if args.sort:
-        runs = _sorted(runs, args.sort, columns)
+        runs = list_rows.sorted_rows(runs, args.sort, columns)
     if args.json:
         out = dict(payload, runs=runs)
         if summary is not None:
@@ -129,70 +119,9 @@ def _metric_summary(stack: Any, token: str) -> dict[str, Any]:
     return stack.api.metric_summary(entries[0]["key"])
 
 
-def _metric_fields(
-    summary: dict[str, Any] | None,
-) -> dict[str, Callable[[dict[str, Any]], Any]]:
-    """last, best, beststep and spread by run, as the tab's columns."""
-    if summary is None:
-        return {}
-    rows = {row["run"]: row for row in summary["runs"]}
-    spreads = {
-        member: spread
-        for spread in summary.get("rankSpread", [])
-        for member in spread["members"]
-    }
-
-    def field(name: str) -> Callable[[dict[str, Any]], Any]:
-        def get(run: dict[str, Any]) -> Any:
-            value = rows.get(run["run"], {}).get(name)
-            return value if isinstance(value, (int, float)) else None
-
-        return get
-
-    return {
-        "last": field("last"),
-        "best": field("best"),
-        "beststep": field("bestStep"),
-        "spread": lambda r: (spreads.get(r["run"]) or {}).get("spread"),
-    }
-
-
-def _filtered(
-    runs: list[dict[str, Any]], text: str, summary: dict[str, Any] | None
-) -> list[dict[str, Any]]:
-    from tb_multiframework.core import hparams, runfilter  # noqa: PLC0415
-
-    clauses, rest = runfilter.parse_filter(text)
-    keys = sorted({k for r in runs for k in r.get("hparams", {})})
-    differing = hparams.differing_keys([r.get("hparams", {}) for r in runs])
-    extra: dict[str, Callable[[dict[str, Any]], Any]] = {
-        f"hp:{key.lower()}": (
-            lambda r, key=key: r.get("hparams", {}).get(key, runfilter.MISSING)
-        )
-        for key in differing
-    }
-    for name, get in _metric_fields(summary).items():
-        extra[name] = lambda r, get=get: _or_missing(get(r), runfilter.MISSING)
-    return [
-        r
-        for r in runs
-        if runfilter.run_matches(r, rest)
-        and all(
-            runfilter.clause_matches(
-                runfilter.filter_value(r, c, extra, keys), c
-            )
-            for c in clauses
-        )
-    ]
-
-
-def _or_missing(value: Any, missing: Any) -> Any:
-    return missing if value is None else value
-
-
 def _columns(
     runs: Sequence[dict[str, Any]], summary: dict[str, Any] | None
-) -> list[_Column]:
+) -> list[RowColumn]:
     def text(field: str) -> Callable[[dict[str, Any]], str]:
         return lambda r: common.printable(str(r.get(field) or ""))
 
@@ -204,25 +133,25 @@ def _columns(
 
     differing = _differing(runs)
     columns = [
-        _Column(
+        RowColumn(
             "run",
             common.Column("run", elide=True, min_width=20),
             text("run"),
             value("run"),
         ),
-        _Column(
+        RowColumn(
             "group",
             common.Column("group", elide=True, drop=9),
             text("group"),
             value("group"),
         ),
-        _Column(
+        RowColumn(
             "framework",
             common.Column("framework", drop=3),
             text("framework"),
             value("framework"),
         ),
-        _Column(
+        RowColumn(
             "writer",
             common.Column("writer", elide=True, drop=11),
             text("writer"),
@@ -231,7 +160,7 @@ def _columns(
     ]
     if any_has("trainer"):
         columns.append(
-            _Column(
+            RowColumn(
                 "trainer",
                 common.Column("trainer", elide=True, drop=10),
                 text("trainer"),
@@ -240,7 +169,7 @@ def _columns(
         )
     if any_has("configHash"):
         columns.append(
-            _Column(
+            RowColumn(
                 "config",
                 common.Column("config", drop=8),
                 text("configHash"),
@@ -249,7 +178,7 @@ def _columns(
         )
     if differing:
         columns.append(
-            _Column(
+            RowColumn(
                 "hparams",
                 common.Column("hparams", elide=True, min_width=12, drop=7),
                 lambda r: _hparams_text(r, differing),
@@ -257,19 +186,19 @@ def _columns(
             )
         )
     columns += [
-        _Column(
+        RowColumn(
             "points",
             common.Column("points", ">", drop=5),
             lambda r: common.format_int(r["numPoints"]),
             value("numPoints"),
         ),
-        _Column(
+        RowColumn(
             "steps",
             common.Column("steps", ">", drop=6),
             _steps_text,
             value("lastStep"),
         ),
-        _Column(
+        RowColumn(
             "duration",
             common.Column("duration", ">", drop=12),
             lambda r: common.format_duration(_duration(r)),
@@ -278,7 +207,7 @@ def _columns(
     ]
     if any(r["warnings"] for r in runs):
         columns.append(
-            _Column(
+            RowColumn(
                 "warnings",
                 common.Column("warn", ">", drop=4),
                 lambda r: str(len(r["warnings"])) if r["warnings"] else "",
@@ -290,8 +219,8 @@ def _columns(
     return columns
 
 
-def _metric_columns(summary: dict[str, Any]) -> list[_Column]:
-    fields = _metric_fields(summary)
+def _metric_columns(summary: dict[str, Any]) -> list[RowColumn]:
+    fields = list_rows.metric_fields(summary)
 
     def shown(
         get: Callable[[dict[str, Any]], Any],
@@ -301,13 +230,13 @@ def _metric_columns(summary: dict[str, Any]) -> list[_Column]:
         )
 
     columns = [
-        _Column(
+        RowColumn(
             "last",
             common.Column(f"{summary['name']} last", ">", drop=1),
             shown(fields["last"]),
             fields["last"],
         ),
-        _Column(
+        RowColumn(
             "best",
             common.Column("best", ">", drop=2),
             shown(fields["best"]),
@@ -316,7 +245,7 @@ def _metric_columns(summary: dict[str, Any]) -> list[_Column]:
     ]
     if summary.get("rankSpread"):
         columns.append(
-            _Column(
+            RowColumn(
                 "spread",
                 common.Column("rank spread", ">", drop=13),
                 lambda r: _percent(fields["spread"](r)),
@@ -386,50 +315,3 @@ def _steps_text(run: dict[str, Any]) -> str:
 def _duration(run: dict[str, Any]) -> float | None:
     start, end = run["startTime"], run["endTime"]
     return None if start is None or end is None else end - start
-
-
-def _sorted(
-    runs: Sequence[dict[str, Any]], spec: str, columns: Sequence[_Column]
-) -> list[dict[str, Any]]:
-    descending = spec.startswith("-")
-    wanted = spec.lstrip("-")
-    by_id = {c.id: c for c in columns}
-    column = by_id.get(wanted) or _hparam_column(runs, wanted)
-    if column is None:
-        raise common.UsageError(
-            f"unknown column {wanted!r}; "
-            + common.choices_text(wanted, list(by_id), "columns")
-            + " (or a hyper-parameter)"
-        )
-    values = {id(r): column.key(r) for r in runs}
-    present = [r for r in runs if not _missing(values[id(r)])]
-    present.sort(key=lambda r: _order(values[id(r)]), reverse=descending)
-    return present + [r for r in runs if _missing(values[id(r)])]
-
-
-def _hparam_column(
-    runs: Sequence[dict[str, Any]], wanted: str
-) -> _Column | None:
-    from tb_multiframework.core import runfilter  # noqa: PLC0415
-
-    keys = sorted({k for r in runs for k in r.get("hparams", {})})
-    key = runfilter.resolve_key(keys, wanted.removeprefix("hp:"))
-    if key is None:
-        return None
-    return _Column(
-        key,
-        common.Column(key),
-        lambda r: str(r.get("hparams", {}).get(key, "")),
-        lambda r: r.get("hparams", {}).get(key),
-    )
-
-
-def _missing(value: Any) -> bool:
-    return value is None or (isinstance(value, float) and value != value)
-
-
-def _order(value: Any) -> tuple[int, Any]:
-    """Numbers before text; text case-insensitively."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return (0, value)
-    return (1, str(value).lower())
