@@ -25,11 +25,13 @@ from werkzeug import wrappers
 
 from tb_multiframework import api, wiring
 from tb_multiframework.core import aggregate, groups, histdiff
+from tb_multiframework.core.aggregation import BATCH_VIEWS
 from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
 from tb_multiframework.layout_store import LayoutExistsError, LayoutStoreError
+from tb_multiframework.scalar_views import ATTEMPT_MODES
 from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"
@@ -372,6 +374,8 @@ def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
         baseline=_optional_text(request, "baseline"),
         diff_mode=_choice(request, "diffMode", tuple(DIFF_MODES), "difference"),
         x_range=x_range,
+        attempts=_choice(request, "attempts", ATTEMPT_MODES, "current"),
+        batch_values=_choice(request, "batchValues", BATCH_VIEWS, "logged"),
         **_aggregate_args(request),
     )
 

@@ -29,6 +29,7 @@ from tb_multiframework.ingest import (
     tfrecord,
     visualdl,
 )
+from tb_multiframework.ingest.attempts import AttemptTracker
 from tb_multiframework.ingest.decoded import DecodedChunk
 from tb_multiframework.store import RunMeta, Store
 
@@ -164,6 +165,7 @@ class _RunState:
         self.logged_hparams: list[HParamSource] = []
         # side file name -> ((mtime, size), source or None, problem)
         self.side_files: dict[str, tuple[Any, HParamSource | None, str]] = {}
+        self.attempts = AttemptTracker()
 
     @property
     def format(self) -> str:
@@ -309,9 +311,12 @@ class Loader:
                     bytes_read += read
                     records += count
             self._progress = None
-            for state in self._runs.values():
-                _read_side_files(state)
-                self._store.set_meta(self._meta(state))
+            # Parents before their sub-runs, which take the parent's group.
+            metas: dict[str, RunMeta] = {}
+            for run in sorted(self._runs):
+                _read_side_files(self._runs[run])
+                metas[run] = self._meta(self._runs[run], metas)
+                self._store.set_meta(metas[run])
             self._store.compact()
             if bytes_read:
                 _release_freed_memory()
@@ -445,11 +450,22 @@ class Loader:
             file_state.note(problem)
         file_state.offset += consumed
         file_state.pending = buf[consumed:]
-        self._store_chunk(state, chunk)
+        self._store_chunk(state, chunk, file_state.name)
         return len(starts)
 
-    def _store_chunk(self, state: _RunState, chunk: DecodedChunk) -> None:
+    def _store_chunk(
+        self, state: _RunState, chunk: DecodedChunk, file: str = ""
+    ) -> None:
         run = state.run
+        attempts, restarts = state.attempts.assign(
+            chunk.scalar_tags,
+            chunk.scalar_tag_ids,
+            chunk.steps,
+            chunk.wall_times,
+            chunk.scalar_records,
+            chunk.session_starts,
+            file=file,
+        )
         for tag, indices in chunk.scalar_groups():
             self._store.append_scalars(
                 run,
@@ -457,8 +473,11 @@ class Loader:
                 chunk.steps[indices],
                 chunk.wall_times[indices],
                 chunk.values[indices],
+                attempts=attempts[indices],
             )
             state.tags.add(tag)
+        for step, before in restarts:
+            self._store.add_session_start(run, step, before)
         for tag, items in chunk.histograms.items():
             self._store.append_histograms(
                 run,
@@ -482,7 +501,9 @@ class Loader:
         if chunk.run_display_name:
             state.run_display_name = chunk.run_display_name
 
-    def _meta(self, state: _RunState) -> RunMeta:
+    def _meta(
+        self, state: _RunState, parents: dict[str, RunMeta] | None = None
+    ) -> RunMeta:
         detection = detect.detect_run(
             state.run,
             format=state.format,
@@ -496,6 +517,32 @@ class Loader:
             detection.group,
         )
         evidence = list(detection.evidence)
+        scalar_tags: tuple[str, ...] = ()
+        histogram_tags: tuple[str, ...] = ()
+        if self._store.has_run(state.run):
+            summary = self._store.summary(state.run)
+            scalar_tags, histogram_tags = (
+                summary.scalar_tags,
+                summary.histogram_tags,
+            )
+        sub_run = detect.detect_sub_run(
+            state.run,
+            runs=parents or {},
+            scalar_tags=scalar_tags,
+            histogram_tags=histogram_tags,
+            other_tags=state.other_tags,
+        )
+        if sub_run is not None and parents is not None:
+            group = parents[sub_run.parent].group
+            evidence.append(f"{sub_run.evidence}: joins group {group!r}")
+        trainer = detect.detect_trainer(
+            state.run,
+            format=state.format,
+            writer=writer,
+            scalar_tags=scalar_tags,
+            other_tags=state.other_tags,
+            side_files=state.side_files,
+        )
         config = self._config()
         override = config.for_run(state.run)
         for key, value in (
@@ -530,6 +577,11 @@ class Loader:
                 [source for _, source, _ in side if source is not None]
                 + state.logged_hparams
             ),
+            attempt_starts=tuple(state.attempts.starts),
+            trainer=trainer.trainer,
+            trainer_evidence=trainer.evidence,
+            parent=sub_run.parent if sub_run else "",
+            sub_run=sub_run.kind if sub_run else "",
         )
 
 
