@@ -23,7 +23,8 @@ runs, points (scalar points read), steps (first–last), duration (first to
 last event), warn (file problems: torn or corrupt records; --json has their
 text), and with --metric its last and best value (best by direction: lowest
 loss, highest accuracy). Empty columns are left out; when the table cannot
-fit --width, the least useful columns are left out too (stderr says which).
+fit --width, the least useful ones too (duration, writer, trainer, group
+first): a wider --width or --json shows everything.
 
 --filter takes what the tab's filter box takes: clauses `key<op>value`
 (ops < <= > >= = != ~, ~ = contains) over run, group, framework, writer,
@@ -91,18 +92,12 @@ def run(args: argparse.Namespace) -> int:
     if not runs:
         common.warn(args, f"no runs under {args.logdir} match")
         return common.EXIT_OK
-    lines, dropped = common.render_table(
+    lines, _ = common.render_table(
         [c.column for c in columns],
         [[c.text(r) for c in columns] for r in runs],
         args.width,
     )
     print("\n".join(lines))
-    if dropped:
-        common.warn(
-            args,
-            f"left out for --width {args.width}: {', '.join(dropped)} "
-            "(a wider --width or --json shows them)",
-        )
     for error in payload["errors"]:
         common.warn(args, error)
     return common.EXIT_OK

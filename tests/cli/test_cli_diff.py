@@ -20,7 +20,7 @@ CASES = [
     (
         "paddle_vdl",
         "pytorch_sgd",
-        "learning_rate/train@batch",
+        "learning_rate/train@epoch",
         "relative",
         0.0,
         None,
