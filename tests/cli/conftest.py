@@ -139,9 +139,13 @@ def write_run(
     return directory
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """Headless Chromium, as the browser tests launch it."""
+    """Headless Chromium, as the browser tests launch it.
+
+    Module-scoped: Playwright's sync API runs one instance at a time, and
+    the e2e tests start their own for the session.
+    """
     from playwright.sync_api import sync_playwright
 
     from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
