@@ -148,9 +148,12 @@ def run(args: argparse.Namespace) -> int:
         raise common.UsageError("name a --metric (or --histograms) to check")
     if args.hist_tol is not None and not args.histograms:
         raise common.UsageError("--hist-tol needs --histograms")
-    stack = common.load(args)
     from tb_multiframework import pairs  # noqa: PLC0415 - numpy
-    from tb_multiframework.core import parity  # noqa: PLC0415
+    from tb_multiframework.core import histdiff, parity  # noqa: PLC0415
+
+    if args.bins is not None and not 1 <= args.bins <= histdiff.MAX_BINS:
+        raise common.UsageError(f"--bins must be in [1, {histdiff.MAX_BINS}]")
+    stack = common.load(args)
 
     results = []
     if args.metric:

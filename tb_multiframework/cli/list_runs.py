@@ -62,7 +62,7 @@ def register(commands: Any) -> None:
     )
     parser.add_argument(
         "--width",
-        type=int,
+        type=_width,
         default=_WIDTH,
         metavar="N",
         help=f"table width in characters (default {_WIDTH})",
@@ -71,6 +71,17 @@ def register(commands: Any) -> None:
         "--json", action="store_true", help="the `runs` route's records"
     )
     parser.set_defaults(handler=run)
+
+
+def _width(text: str) -> int:
+    """argparse type of --width: characters, at least 40."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 40:
+        raise argparse.ArgumentTypeError(f"must be at least 40, got {value}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:
