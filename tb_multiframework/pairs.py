@@ -17,7 +17,7 @@ from tb_multiframework.api import Api, ScalarQuery
 from tb_multiframework.core import parity
 from tb_multiframework.core.compare import Selection, place_series
 from tb_multiframework.core.diff import AlignedPair, align_pair
-from tb_multiframework.core.metrics import metric_direction
+from tb_multiframework.core.direction import metric_direction
 from tb_multiframework.core.summaries import SeriesSummary, summarize_series
 from tb_multiframework.core.types import Excluded
 
@@ -66,7 +66,8 @@ class PairComparison:
     Attributes:
         metric: The metric key.
         name: Its canonical name.
-        direction: "min", "max" or None (`metric_direction`).
+        direction: "min", "max" or None (`core.direction`, in the metric
+            summary's words).
         axis: The x axis.
         baseline: The reference run's side.
         candidate: The other run's side.
@@ -163,7 +164,10 @@ def compare_pair(
         )
     )
     entry = next(m for m in api.metrics()["metrics"] if m["key"] == metric)
-    direction = metric_direction(entry["name"])
+    # As the API's metric summary: the best value is the lowest or highest.
+    direction = {"lower": "min", "higher": "max"}.get(
+        metric_direction(entry["name"]) or ""
+    )
     sides = [
         _side(
             _selection(selections, run, tag, metric),

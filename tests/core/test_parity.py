@@ -9,7 +9,6 @@ import pytest
 
 from tb_multiframework.core import parity
 from tb_multiframework.core.diff import align_pair, difference_curve
-from tb_multiframework.core.metrics import metric_direction
 
 SEEDS = range(40)
 
@@ -171,33 +170,3 @@ def test_judge_change(base, cand, direction, verdict, reason) -> None:
     assert (found.verdict, found.reason) == (verdict, reason)
     if found.delta is not None:
         assert found.delta == cand - base
-
-
-@pytest.mark.parametrize(
-    "name, direction",
-    [
-        ("loss/train@epoch", "min"),
-        ("val_loss", "min"),
-        ("error_rate/val", "min"),
-        ("top1_err/val", "min"),
-        ("step_time/train", "min"),
-        ("time/train", "min"),
-        ("perplexity/val", "min"),
-        ("mae/val", "min"),
-        ("rmse/test", "min"),
-        ("accuracy/val", "max"),
-        ("acc_top5/val", "max"),
-        ("auc/val", "max"),
-        ("f1/test", "max"),
-        ("mean_iou/val", "max"),
-        ("precision/val", "max"),
-        ("recall/val", "max"),
-        ("throughput/train", "max"),
-        ("train_samples_per_second/train", "max"),
-        ("tokens_per_sec/train", "max"),
-        ("learning_rate/train", None),
-        ("grad_norm/train", None),
-    ],
-)
-def test_metric_direction(name: str, direction: str | None) -> None:
-    assert metric_direction(name) == direction
