@@ -24,9 +24,8 @@ from tensorboard.backend import http_util
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
-from tb_multiframework import api
+from tb_multiframework import api, wiring
 from tb_multiframework.anomaly_api import AnomalyQuery
-from tb_multiframework.config import ConfigFile, default_config_path
 from tb_multiframework.core import aggregate, filenames, groups, histdiff
 from tb_multiframework.core.aggregation import BATCH_VIEWS
 from tb_multiframework.core.anomalies import parse_kinds
@@ -34,27 +33,14 @@ from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
-from tb_multiframework.ingest.loader import Loader
-from tb_multiframework.layout_store import (
-    LayoutExistsError,
-    LayoutStore,
-    LayoutStoreError,
-    resolve_layouts_path,
-)
+from tb_multiframework.layout_store import LayoutExistsError, LayoutStoreError
 from tb_multiframework.scalar_views import ATTEMPT_MODES
-from tb_multiframework.store import Store
+from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"
 _MAX_BODY_BYTES = 512 * 1024  # bytes of a POST body
 _MAX_ARG_CHARS = 4096  # characters of one query argument
 _MAX_RUNS = 200  # `run` arguments in one request
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-# A wheel ships the frontend in static/; a source checkout (or an editable
-# install) serves frontend/ beside the package.
-_STATIC_DIRS = (
-    os.path.join(_PACKAGE_DIR, "static"),
-    os.path.join(os.path.dirname(_PACKAGE_DIR), "frontend"),
-)
 _STATIC_TYPES = {
     ".js": "text/javascript",
     ".css": "text/css",
@@ -64,14 +50,6 @@ _STATIC_TYPES = {
     ".json": "application/json",
     ".txt": "text/plain",
 }
-
-
-def static_dir() -> str | None:
-    """The directory the frontend is served from, or None if missing."""
-    for candidate in _STATIC_DIRS:
-        if os.path.isfile(os.path.join(candidate, "index.js")):
-            return candidate
-    return None
 
 
 class MultiframeworkLoader(base_plugin.TBLoader):
@@ -118,23 +96,17 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     def __init__(self, context: base_plugin.TBContext) -> None:
         flags = context.flags
         self._logdir = context.logdir or ""
-        flag_config = getattr(flags, "tbmf_config", "") or ""
-        config_file = ConfigFile(
-            flag_config or default_config_path(self._logdir),
-            optional=not flag_config,
+        # TensorBoard hands plugins no logdir under --logdir_spec.
+        self._logdir_spec = getattr(flags, "logdir_spec", "") or ""
+        stack = wiring.build_stack(
+            self._logdir,
+            logdir_spec=self._logdir_spec,
+            config_path=getattr(flags, "tbmf_config", "") or "",
+            layouts_dir=getattr(flags, "tbmf_layouts_dir", "") or None,
         )
-        config_file.refresh()
-        store = Store()
-        self._loader = Loader(
-            self._logdir, store, config=lambda: config_file.config
-        )
-        layout_store, reason = _layout_store(
-            self._logdir, getattr(flags, "tbmf_layouts_dir", "") or None
-        )
-        self._api = api.Api(
-            store, self._loader, config_file, layout_store, reason
-        )
-        if self._logdir:
+        self._loader = stack.loader
+        self._api = stack.api
+        if self._logdir or self._logdir_spec:
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
             blocking = getattr(flags, "reload_task", "auto") == "blocking"
             if blocking:
@@ -163,7 +135,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         }
 
     def is_active(self) -> bool:
-        return bool(self._logdir)
+        return bool(self._logdir or self._logdir_spec)
 
     def frontend_metadata(self) -> base_plugin.FrontendMetadata:
         return base_plugin.FrontendMetadata(
@@ -312,18 +284,6 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         return _answer(
             request, lambda: self._api.anomalies(_anomaly_query(request))
         )
-
-
-def _layout_store(
-    logdir: str, flag_dir: str | None
-) -> tuple[LayoutStore | None, str]:
-    if not logdir and not flag_dir:
-        return None, "no logdir"
-    try:
-        path, reason = resolve_layouts_path(logdir, flag_dir=flag_dir)
-    except (OSError, ValueError) as error:
-        return None, f"no writable place for layouts: {error}"
-    return LayoutStore(path), reason
 
 
 # Arguments.
