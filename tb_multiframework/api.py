@@ -401,8 +401,17 @@ class Api:
             )
         if fmt == "csv":
             out = io.StringIO()
-            writer = csv.writer(out, lineterminator="\n")
+            # RFC 4180 line ends: a CR inside a name is then quoted too.
+            writer = csv.writer(out, lineterminator="\r\n")
             writer.writerow(EXPORT_COLUMNS)
+            names = {n for s in selections for n in (s.run.run, s.tag)}
+            if any(csv_safe_cell(n) != n for n in names):
+                rows = (
+                    row._replace(
+                        run=csv_safe_cell(row.run), tag=csv_safe_cell(row.tag)
+                    )
+                    for row in rows
+                )
             writer.writerows(rows)
             return out.getvalue(), "text/csv"
         body = json.dumps(
@@ -798,3 +807,19 @@ def _tag_info_json(info: pairing.HistTagInfo) -> dict[str, Any]:
         "elementCount": info.element_count,
         "order": info.order,
     }
+
+
+# Characters that make a spreadsheet read a cell as a formula (OWASP "CSV
+# injection"): a run or tag name is written by whoever wrote the logs.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text, never runs as a formula.
+
+    Text beginning with `= + - @`, TAB or CR gets a leading `'` (OWASP's
+    advice); numbers are returned unchanged, so `-1.5` stays a number.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value
