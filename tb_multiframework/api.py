@@ -699,8 +699,14 @@ class Api:
         return {"deleted": name}
 
     def preview_layout(self, body: Any) -> dict[str, Any]:
-        """`POST layout_preview`: what each chart's regexes match now."""
-        obj = body.get("layout") if isinstance(body, dict) else None
+        """`POST layout_preview`: what each chart's regexes match now.
+
+        The layout may be half-written (its problem is in the answer), but
+        the body must be `{"layout": ...}`.
+        """
+        if not isinstance(body, dict) or set(body) != {"layout"}:
+            raise ValueError('the body must be {"layout": {...}}')
+        obj = body["layout"]
         ctx = self._context()
         candidates = [
             layouts.Candidate(run, tag, _metric_name(ctx, run, tag))

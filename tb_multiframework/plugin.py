@@ -11,7 +11,6 @@ its imports stay light.
 
 from __future__ import annotations
 
-import json
 import math
 import mimetypes
 import os
@@ -25,7 +24,7 @@ from werkzeug import wrappers
 
 from tb_multiframework import api
 from tb_multiframework.config import ConfigFile, default_config_path
-from tb_multiframework.core import histdiff
+from tb_multiframework.core import histdiff, strict_json
 from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
@@ -427,9 +426,9 @@ def _json_body(request: wrappers.Request) -> Any:
     if len(raw) > _MAX_BODY_BYTES:
         raise _BadRequest(f"body exceeds {_MAX_BODY_BYTES} bytes")
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _BadRequest(f"body is not JSON: {error}") from None
+        return strict_json.loads(raw)
+    except strict_json.JsonError as error:
+        raise _BadRequest(f"body is not acceptable JSON: {error}") from None
 
 
 # Responses.
