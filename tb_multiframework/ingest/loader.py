@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import os
 import posixpath
+import re
 import threading
 import time
 from typing import Any, Callable, Iterator
@@ -32,13 +33,44 @@ _MAX_WARNINGS = 20  # per file; more are counted, not listed
 _SKIPPED_DIRS = (".tb_multiframework",)
 
 
+# Every tfevents writer names its files `<prefix>.out.tfevents.<seconds>.
+# <host><suffix>` (TensorFlow's EventsWriter, TensorBoard's and torch's
+# EventFileWriter, tensorboardX), the prefix being `events` unless set.
+_TFEVENTS_NAME = re.compile(r".+\.out\.tfevents\.\d+\.")
+# Suffixes of compressed or archived copies: never a record stream.
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".tar", ".tgz")
+
+
 def file_format(name: str) -> str | None:
     """ "tfevents", "visualdl" or None for a file name."""
+    return classify_file_name(name)[0]
+
+
+def classify_file_name(name: str) -> tuple[str | None, str]:
+    """(format or None, why a name that looks like a log is not read).
+
+    TensorBoard reads any name containing `tfevents`, VisualDL any name
+    containing `vdlrecords`; files such as `x.tfevents.times.json` or
+    `vdlrecords.1.log.gz` then fill a run with corrupt-data warnings. A name
+    is read when it has a writer's shape: tfevents as above, VisualDL's
+    `vdlrecords.<seconds>.log<suffix>` or any name containing `vdlrecords`
+    (its `LogWriter(filename=...)` insists on that word), and is not a
+    compressed copy. The reason is empty for names that look like no log.
+    """
     if "tfevents" in name:
-        return "tfevents"
-    if name.startswith("vdlrecords.") and ".log" in name:
-        return "visualdl"
-    return None
+        looks = "tfevents"
+    elif "vdlrecords" in name:
+        looks = "visualdl"
+    else:
+        return None, ""
+    if name.lower().endswith(_COMPRESSED):
+        return None, "a compressed file, not a log file"
+    if looks == "tfevents" and not _TFEVENTS_NAME.match(name):
+        return None, (
+            "not a log file name (writers use "
+            "<prefix>.out.tfevents.<seconds>.<host>...)"
+        )
+    return looks, ""
 
 
 def _is_remote(path: str) -> bool:
@@ -153,6 +185,7 @@ class _RunState:
         self.run_display_name = ""
         self.source_writers: set[str] = set()
         self.notes: list[str] = []
+        self.skipped: dict[str, str] = {}  # file name -> why it is not read
 
     @property
     def format(self) -> str:
@@ -235,7 +268,7 @@ class Loader:
         with self._lock:
             started = time.monotonic()
             bytes_read = records = 0
-            found = list(self._discover())
+            found, skipped = self._discover()
             self._forget_changed_runs(found)
             for run, name, path, fmt in found:
                 state = self._runs.get(run)
@@ -244,6 +277,8 @@ class Loader:
                     state.notes = self._notes.pop(run, [])
                 if name not in state.files:
                     state.files[name] = _FileState(path, name, fmt)
+            for state in self._runs.values():
+                state.skipped = skipped.get(state.run, {})
             for state in self._runs.values():
                 if not self._store.has_run(state.run):
                     self._store.set_meta(self._meta(state))
@@ -305,8 +340,27 @@ class Loader:
                     f"at {time.strftime('%H:%M:%S')}"
                 ]
 
-    def _discover(self) -> Iterator[tuple[str, str, str, str]]:
-        """(run, file name, path, format) of every log file under the logdir."""
+    def _discover(
+        self,
+    ) -> tuple[list[tuple[str, str, str, str]], dict[str, dict[str, str]]]:
+        """Log files under the logdir, and look-alikes that are not read.
+
+        Returns:
+          (run, file name, path, format) of every log file, and per run the
+          names that look like logs but are not ({name: why}).
+        """
+        found: list[tuple[str, str, str, str]] = []
+        skipped: dict[str, dict[str, str]] = {}
+        for run, name, path in self._walk():
+            fmt, why = classify_file_name(name)
+            if fmt is not None:
+                found.append((run, name, path, fmt))
+            elif why:
+                skipped.setdefault(run, {})[name] = why
+        return found, skipped
+
+    def _walk(self) -> Iterator[tuple[str, str, str]]:
+        """(run, file name, path) of every file under the logdir."""
         if _is_remote(self._logdir):
             walk: Iterator[tuple[str, list[str], list[str]]] = _gfile().walk(
                 self._logdir
@@ -321,9 +375,7 @@ class Loader:
                 root.replace(os.sep, "/"),
             )
             for name in sorted(names):
-                fmt = file_format(name)
-                if fmt is not None:
-                    yield relative, name, posixpath.join(directory, name), fmt
+                yield relative, name, posixpath.join(directory, name)
 
     def _read_file(
         self, state: _RunState, file_state: _FileState
@@ -421,6 +473,10 @@ class Loader:
         warnings: list[str] = list(state.notes)
         for file_state in sorted(state.files.values(), key=lambda f: f.name):
             warnings.extend(file_state.warnings())
+        warnings.extend(
+            f"skipped {name}: {why}"
+            for name, why in sorted(state.skipped.items())
+        )
         return RunMeta(
             run=state.run,
             group=override.group or group,

@@ -222,3 +222,79 @@ def test_a_short_tag_after_a_long_one_keeps_its_tag(tmp_path):
         loss = store.scalars(run, "loss")
         assert loss.steps.tolist() == [0, 1]
         assert loss.values.tolist() == [0.5, 0.25]
+
+
+# Names real writers produce (from their sources: TensorFlow's EventsWriter
+# `%s.out.tfevents.%010lld.%s%s`, TensorBoard's/torch's EventFileWriter
+# `events.out.tfevents.%010d.%s.%s.%s` + filename_suffix, tensorboardX
+# `<prefix>.out.tfevents.<10 digits>.<host>` + filename_suffix, VisualDL
+# `vdlrecords.%010d.log%s` or any `filename` containing `vdlrecords`).
+WRITER_NAMES = {
+    eventfiles.TORCH_NAME: "tfevents",
+    eventfiles.TF_NAME: "tfevents",
+    eventfiles.TBX_NAME: "tfevents",
+    "events.out.tfevents.1700000000.node-3.cluster.example.com.99.1": "tfevents",
+    "events.out.tfevents.1700000000.host.123.0.my_suffix": "tfevents",
+    "events.out.tfevents.1700000000.host.profile-empty": "tfevents",
+    "myprefix.out.tfevents.1700000000.host": "tfevents",
+    "vdlrecords.1700000000.log": "visualdl",
+    "vdlrecords.1700000000.log.rank0": "visualdl",
+    "train.vdlrecords": "visualdl",
+}
+LOOK_ALIKES = {
+    "x.tfevents.times.json": "not a log file name",
+    "events.out.tfevents.json": "not a log file name",
+    "tfevents_notes.txt": "not a log file name",
+    "vdlrecords.1.log.gz": "a compressed file",
+    eventfiles.TORCH_NAME + ".gz": "a compressed file",
+}
+
+
+def test_file_names_follow_the_writers_and_tensorboard():
+    from tensorboard.backend.event_processing import io_wrapper
+
+    from tb_multiframework.ingest.loader import classify_file_name
+
+    for name, fmt in WRITER_NAMES.items():
+        assert classify_file_name(name) == (fmt, ""), name
+    # Every real file of the demo logdir (written by torch, TF, Keras,
+    # tensorboardX and VisualDL) that TensorBoard or VisualDL would read.
+    demo = os.path.join(os.path.dirname(__file__), "..", "..", "demo_logs")
+    for _, _, names in os.walk(demo):
+        for name in names:
+            if io_wrapper.IsTensorFlowEventsFile(name) or "vdlrecords" in name:
+                assert classify_file_name(name)[0] is not None, name
+    for name, words in LOOK_ALIKES.items():
+        fmt, why = classify_file_name(name)
+        assert fmt is None and words in why, name
+    assert classify_file_name("checkpoint.pt") == (None, "")
+
+
+def test_look_alike_files_are_skipped_and_said_so(tmp_path):
+    good = eventfiles.record_bytes(
+        [eventfiles.scalar_event("loss", 1, 1.0, 2.0)]
+    )
+    eventfiles.write(str(tmp_path / "r" / eventfiles.TORCH_NAME), good)
+    eventfiles.write(str(tmp_path / "r" / "x.tfevents.times.json"), b'{"a": 1}')
+    vdl = eventfiles.vdl_records(
+        [eventfiles.vdl_value("a", 1, 1000, scalar=1.0)]
+    )
+    eventfiles.write(str(tmp_path / "v" / "vdlrecords.1700000000.log"), vdl)
+    import gzip
+
+    eventfiles.write(
+        str(tmp_path / "v" / "vdlrecords.1.log.gz"), gzip.compress(vdl)
+    )
+    eventfiles.write(str(tmp_path / "only_junk" / "y.tfevents.json"), b"{}")
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    assert store.runs() == ["r", "v"]
+    assert store.meta("r").warnings == (
+        "skipped x.tfevents.times.json: not a log file name (writers use "
+        "<prefix>.out.tfevents.<seconds>.<host>...)",
+    )
+    assert store.meta("r").files == (eventfiles.TORCH_NAME,)
+    assert store.meta("v").warnings == (
+        "skipped vdlrecords.1.log.gz: a compressed file, not a log file",
+    )
+    assert store.scalars("v", "a").values.tolist() == [1.0]
