@@ -118,7 +118,9 @@ def vdl_value(
     tag_value: tuple[str, float] | None = None,
     hist: tuple[list[float], list[float]] | None = None,
     display_name: str | None = None,
+    other: tuple[int, bytes] | None = None,
 ) -> bytes:
+    """One `Record.values` entry; `other` is (field number, raw message)."""
     body = b""
     if step:
         body += _field(1, 0, _varint(step))
@@ -131,14 +133,20 @@ def vdl_value(
         counts, edges = hist
         packed_counts = b"".join(struct.pack("<d", c) for c in counts)
         packed_edges = b"".join(struct.pack("<d", e) for e in edges)
-        body += _field(8, 2, _field(1, 2, packed_counts) + _field(2, 2, packed_edges))
+        body += _field(
+            8, 2, _field(1, 2, packed_counts) + _field(2, 2, packed_edges)
+        )
     if display_name is not None:
         body += _field(10, 2, _field(1, 2, display_name.encode()))
     if tag_value is not None:
         sub, value = tag_value
         body += _field(
-            14, 2, _field(1, 2, sub.encode()) + _field(2, 5, struct.pack("<f", value))
+            14,
+            2,
+            _field(1, 2, sub.encode()) + _field(2, 5, struct.pack("<f", value)),
         )
+    if other is not None:
+        body += _field(other[0], 2, other[1])
     return _field(1, 2, body)
 
 

@@ -33,6 +33,7 @@ class Matcher:
         self.ends = starts + lengths
         self.pos = starts.copy()
         self.ok = np.ones(len(starts), dtype=bool)
+        self._windows: dict[int, np.ndarray] = {}  # width -> window view
 
     def _bytes_at(self, pos: np.ndarray, width: int) -> np.ndarray:
         """`width` bytes from each position; bytes past the buffer are 0.
@@ -46,7 +47,11 @@ class Matcher:
             padded = np.zeros(width, dtype=np.uint8)
             padded[:size] = self._buf
             return np.broadcast_to(padded, (len(pos), width)).copy()
-        windows = np.lib.stride_tricks.sliding_window_view(self._buf, width)
+        windows = self._windows.get(width)
+        if windows is None:
+            windows = self._windows[width] = (
+                np.lib.stride_tricks.sliding_window_view(self._buf, width)
+            )
         out = windows[np.clip(pos, 0, size - width)]
         for row in np.flatnonzero((pos > size - width) | (pos < 0)).tolist():
             start = int(pos[row])
@@ -109,7 +114,8 @@ class Matcher:
         """Reads a little-endian fixed-width value (`<f8`, `<f4`); else 0."""
         width = np.dtype(dtype).itemsize
         raw = np.ascontiguousarray(self._bytes_at(self.pos, width))
-        value = raw.view(dtype)[:, 0].astype(np.float64)
+        with np.errstate(invalid="ignore"):  # signalling NaNs become quiet
+            value = raw.view(dtype)[:, 0].astype(np.float64)
         if present is None:
             self.pos += width
             return value
