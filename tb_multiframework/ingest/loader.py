@@ -119,6 +119,8 @@ class _FileState:
         self.offset = 0  # bytes of the file consumed into records
         self.pending = b""  # bytes read past `offset`, not yet a record
         self.damaged_tail = False  # `pending` follows corrupt bytes
+        self.need = 0  # bytes the pending record needs in all, once known
+        self.searched = 0  # pending bytes known to hold no record start
         self.problems: list[str] = []
         self.dropped_problems = 0
         self.remote_handle: Any = None
@@ -134,12 +136,24 @@ class _FileState:
         if self.dropped_problems:
             out.append(f"{self.name}: {self.dropped_problems} more problems")
         if self.pending and not self.damaged_tail:
-            out.append(
-                f"{self.name}: ends with an incomplete record "
-                f"({len(self.pending)} bytes; still being written, or the "
-                "writer stopped); it is read once complete"
-            )
+            out.append(f"{self.name}: {self._pending_note()}")
         return out
+
+    def _pending_note(self) -> str:
+        have = len(self.pending)
+        header = 8 if self.format == "visualdl" else 12
+        if have < header:
+            return (
+                f"ends with {have} bytes, fewer than a record header "
+                f"({header} bytes): the start of a record being written, or "
+                "bytes left by an interrupted write; read once a whole "
+                "record follows"
+            )
+        return (
+            f"ends with an incomplete record ({have} of its {self.need} "
+            "bytes; still being written, or the writer stopped); it is "
+            "read once complete"
+        )
 
     def shrank(self) -> bool:
         """Whether the file is now shorter than what was read (rewritten).
@@ -396,21 +410,25 @@ class Loader:
         self, state: _RunState, file_state: _FileState, buf: bytes
     ) -> int:
         """Frames and decodes `buf`; keeps what is not yet a whole record."""
-        if file_state.format == "visualdl":
-            starts, lengths, consumed, problems = visualdl.frame_records(
-                buf, file_offset=file_state.offset
-            )
+        frame = visualdl.frame if file_state.format == "visualdl" else None
+        framing = (frame or tfrecord.frame_records)(
+            buf,
+            file_offset=file_state.offset,
+            search_from=file_state.searched,
+        )
+        starts, lengths = framing.starts, framing.lengths
+        if frame is not None:
             chunk = visualdl.decode_records(buf, starts, lengths)
         else:
-            framing = tfrecord.frame_records(buf, file_offset=file_state.offset)
-            starts, lengths = framing.starts, framing.lengths
-            consumed, problems = framing.consumed, list(framing.problems)
-            file_state.damaged_tail = framing.damaged_tail
             chunk = tfevents.decode_records(buf, starts, lengths, state.plugins)
-        for problem in [*problems, *chunk.problems]:
+        for problem in [*framing.problems, *chunk.problems]:
             file_state.note(problem)
+        consumed = framing.consumed
         file_state.offset += consumed
         file_state.pending = buf[consumed:]
+        file_state.damaged_tail = framing.damaged_tail
+        file_state.need = framing.need
+        file_state.searched = max(0, framing.searched - consumed)
         self._store_chunk(state, chunk)
         return len(starts)
 
