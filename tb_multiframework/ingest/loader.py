@@ -19,17 +19,22 @@ import posixpath
 import re
 import threading
 import time
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
 from tb_multiframework.config import Config
 from tb_multiframework.ingest import detect, tfevents, tfrecord, visualdl
 from tb_multiframework.ingest.decoded import DecodedChunk
+from tb_multiframework.ingest.logfile import (
+    LogFile,
+    Rewritten,
+    gfile,
+    is_remote,
+    local,
+)
 from tb_multiframework.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
 
-_READ_BYTES = 32 << 20  # bytes read from a file at once
-_MAX_WARNINGS = 20  # per file; more are counted, not listed
 _SKIPPED_DIRS = (".tb_multiframework",)
 
 
@@ -73,20 +78,6 @@ def classify_file_name(name: str) -> tuple[str | None, str]:
     return looks, ""
 
 
-def _is_remote(path: str) -> bool:
-    return "://" in path and not path.startswith("file://")
-
-
-def _local(path: str) -> str:
-    return path[len("file://") :] if path.startswith("file://") else path
-
-
-def _gfile() -> Any:
-    from tensorboard.compat import tf  # noqa: PLC0415 - heavy, remote only
-
-    return tf.io.gfile
-
-
 def _load_libc_trim() -> Callable[[int], int] | None:
     name = ctypes.util.find_library("c")
     if not name:
@@ -111,87 +102,10 @@ def _release_freed_memory() -> None:
         _MALLOC_TRIM(0)
 
 
-class _FileState:
-    def __init__(self, path: str, name: str, fmt: str) -> None:
-        self.path = path
-        self.name = name
-        self.format = fmt
-        self.offset = 0  # bytes of the file consumed into records
-        self.pending = b""  # bytes read past `offset`, not yet a record
-        self.damaged_tail = False  # `pending` follows corrupt bytes
-        self.need = 0  # bytes the pending record needs in all, once known
-        self.searched = 0  # pending bytes known to hold no record start
-        self.problems: list[str] = []
-        self.dropped_problems = 0
-        self.remote_handle: Any = None
-
-    def note(self, problem: str) -> None:
-        if len(self.problems) < _MAX_WARNINGS:
-            self.problems.append(problem)
-        else:
-            self.dropped_problems += 1
-
-    def warnings(self) -> list[str]:
-        out = [f"{self.name}: {problem}" for problem in self.problems]
-        if self.dropped_problems:
-            out.append(f"{self.name}: {self.dropped_problems} more problems")
-        if self.pending and not self.damaged_tail:
-            out.append(f"{self.name}: {self._pending_note()}")
-        return out
-
-    def _pending_note(self) -> str:
-        have = len(self.pending)
-        header = 8 if self.format == "visualdl" else 12
-        if have < header:
-            return (
-                f"ends with {have} bytes, fewer than a record header "
-                f"({header} bytes): the start of a record being written, or "
-                "bytes left by an interrupted write; read once a whole "
-                "record follows"
-            )
-        return (
-            f"ends with an incomplete record ({have} of its {self.need} "
-            "bytes; still being written, or the writer stopped); it is "
-            "read once complete"
-        )
-
-    def shrank(self) -> bool:
-        """Whether the file is now shorter than what was read (rewritten).
-
-        Only checked for local files: a remote stat per file per reload
-        costs a request.
-        """
-        if _is_remote(self.path):
-            return False
-        try:
-            size = os.path.getsize(_local(self.path))
-        except OSError:
-            return False
-        return size < self.offset + len(self.pending)
-
-    def read_new(self) -> Iterator[bytes]:
-        """Yields the bytes that arrived since the last read, in pieces."""
-        if _is_remote(self.path):
-            if self.remote_handle is None:
-                self.remote_handle = _gfile().GFile(self.path, "rb")
-            while True:
-                data = self.remote_handle.read(_READ_BYTES)
-                if not data:
-                    return
-                yield data
-        with open(_local(self.path), "rb") as handle:
-            handle.seek(self.offset + len(self.pending))
-            while True:
-                data = handle.read(_READ_BYTES)
-                if not data:
-                    return
-                yield data
-
-
 class _RunState:
     def __init__(self, run: str) -> None:
         self.run = run
-        self.files: dict[str, _FileState] = {}
+        self.files: dict[str, LogFile] = {}
         self.tags: set[str] = set()
         self.other_tags: dict[str, set[str]] = {}
         self.display_names: dict[str, str] = {}
@@ -290,18 +204,13 @@ class Loader:
                     state = self._runs[run] = _RunState(run)
                     state.notes = self._notes.pop(run, [])
                 if name not in state.files:
-                    state.files[name] = _FileState(path, name, fmt)
+                    state.files[name] = LogFile(path, name, fmt)
             for state in self._runs.values():
                 state.skipped = skipped.get(state.run, {})
-            for state in self._runs.values():
-                if not self._store.has_run(state.run):
-                    self._store.set_meta(self._meta(state))
-                for file_state in sorted(
-                    state.files.values(), key=lambda f: f.name
-                ):
-                    read, count = self._read_file(state, file_state)
-                    bytes_read += read
-                    records += count
+            for run in list(self._runs):
+                read, count = self._read_run(run)
+                bytes_read += read
+                records += count
             for state in self._runs.values():
                 self._store.set_meta(self._meta(state))
             self._store.compact()
@@ -319,40 +228,64 @@ class Loader:
     def _forget_changed_runs(
         self, found: list[tuple[str, str, str, str]]
     ) -> None:
-        """Drops runs whose files were removed or shrank, to read them anew.
+        """Drops runs whose files were removed or changed, to read them anew.
 
         A regenerated or cleaned-up run must not show old points beside new
         ones (nor twice): its data is dropped and every current file read
-        from the start. A run with no files left disappears.
+        from the start. A run with no files left disappears. A file counts
+        as changed when it shrank, or when it was replaced or rewritten in
+        place whatever its new size (see `logfile`).
         """
         current: dict[str, set[str]] = {}
         for run, name, _, _ in found:
             current.setdefault(run, set()).add(name)
         for run, state in list(self._runs.items()):
             names = current.get(run, set())
-            removed = sorted(set(state.files) - names)
-            shrank = sorted(
-                f.name
-                for f in state.files.values()
-                if f.name in names and f.shrank()
-            )
-            if not removed and not shrank:
+            changes: dict[str, list[str]] = {}
+            for name in sorted(state.files):
+                change = state.files[name].change() if name in names else ""
+                if name not in names:
+                    changes.setdefault("removed", []).append(name)
+                elif change:
+                    changes.setdefault(change, []).append(name)
+            if not changes:
                 continue
             del self._runs[run]
             self._store.remove_run(run)
             if names:
-                what = "; ".join(
-                    part
-                    for part in (
-                        removed and f"removed: {', '.join(removed)}",
-                        shrank and f"rewritten: {', '.join(shrank)}",
-                    )
-                    if part
-                )
-                self._notes[run] = [
-                    f"files changed on disk ({what}); the run was read again "
-                    f"at {time.strftime('%H:%M:%S')}"
-                ]
+                self._notes[run] = [_reread_note(changes)]
+
+    def _read_run(self, run: str) -> tuple[int, int]:
+        """Reads what arrived in a run's files; returns (bytes, records).
+
+        A remote file found rewritten while being read (its first bytes
+        changed) makes the run be dropped and read again from the start.
+        """
+        bytes_read = records = 0
+        for attempt in range(2):
+            state = self._runs[run]
+            if not self._store.has_run(run):
+                self._store.set_meta(self._meta(state))
+            try:
+                for file_state in sorted(
+                    state.files.values(), key=lambda f: f.name
+                ):
+                    read, count = self._read_file(state, file_state)
+                    bytes_read += read
+                    records += count
+                break
+            except Rewritten as rewritten:
+                self._store.remove_run(run)
+                fresh = self._runs[run] = _RunState(run)
+                fresh.skipped = state.skipped
+                fresh.files = {
+                    name: LogFile(f.path, name, f.format)
+                    for name, f in state.files.items()
+                }
+                fresh.notes = [_reread_note({"rewritten": [str(rewritten)]})]
+                if attempt:
+                    fresh.notes.append("it changed again while being read")
+        return bytes_read, records
 
     def _discover(
         self,
@@ -375,24 +308,24 @@ class Loader:
 
     def _walk(self) -> Iterator[tuple[str, str, str]]:
         """(run, file name, path) of every file under the logdir."""
-        if _is_remote(self._logdir):
-            walk: Iterator[tuple[str, list[str], list[str]]] = _gfile().walk(
+        if is_remote(self._logdir):
+            walk: Iterator[tuple[str, list[str], list[str]]] = gfile().walk(
                 self._logdir
             )
         else:
-            walk = os.walk(_local(self._logdir))
-        root = _local(self._logdir)
+            walk = os.walk(local(self._logdir))
+        root = local(self._logdir)
         for directory, subdirs, names in walk:
             subdirs[:] = sorted(d for d in subdirs if d not in _SKIPPED_DIRS)
             relative = posixpath.relpath(
-                _local(directory).replace(os.sep, "/"),
+                local(directory).replace(os.sep, "/"),
                 root.replace(os.sep, "/"),
             )
             for name in sorted(names):
                 yield relative, name, posixpath.join(directory, name)
 
     def _read_file(
-        self, state: _RunState, file_state: _FileState
+        self, state: _RunState, file_state: LogFile
     ) -> tuple[int, int]:
         """Reads what arrived in one file; returns (bytes, records)."""
         bytes_read = records = 0
@@ -407,7 +340,7 @@ class Loader:
         return bytes_read, records
 
     def _consume(
-        self, state: _RunState, file_state: _FileState, buf: bytes
+        self, state: _RunState, file_state: LogFile, buf: bytes
     ) -> int:
         """Frames and decodes `buf`; keeps what is not yet a whole record."""
         frame = visualdl.frame if file_state.format == "visualdl" else None
@@ -510,3 +443,22 @@ class Loader:
             display_names=dict(state.display_names),
             display_name=state.run_display_name,
         )
+
+
+_CHANGE_WORDS = {
+    "removed": "removed",
+    "replaced": "replaced by another file",
+    "shrank": "rewritten shorter",
+    "rewritten": "rewritten in place (first bytes changed)",
+}
+
+
+def _reread_note(changes: dict[str, list[str]]) -> str:
+    what = "; ".join(
+        f"{_CHANGE_WORDS[kind]}: {', '.join(names)}"
+        for kind, names in changes.items()
+    )
+    return (
+        f"files changed on disk ({what}); the run was read again at "
+        f"{time.strftime('%H:%M:%S')}"
+    )

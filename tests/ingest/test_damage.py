@@ -29,8 +29,7 @@ import pytest
 from tensorboard.compat.proto import event_pb2
 
 from tb_multiframework.config import Config
-from tb_multiframework.ingest import loader as loader_module
-from tb_multiframework.ingest import tfrecord, visualdl
+from tb_multiframework.ingest import logfile, tfrecord, visualdl
 from tb_multiframework.ingest.crc32c import masked_crc32c
 from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.store import Store
@@ -309,7 +308,7 @@ def _text_event(step: int, size: int) -> bytes:
 
 
 def _peak_reading(tmp_path, monkeypatch) -> tuple[int, Store]:
-    monkeypatch.setattr(loader_module, "_READ_BYTES", 1 << 20)
+    monkeypatch.setattr(logfile, "READ_BYTES", 1 << 20)
     store = Store()
     loader = Loader(str(tmp_path), store, config=lambda: Config())
     tracemalloc.start()

@@ -298,3 +298,150 @@ def test_look_alike_files_are_skipped_and_said_so(tmp_path):
         "skipped vdlrecords.1.log.gz: a compressed file, not a log file",
     )
     assert store.scalars("v", "a").values.tolist() == [1.0]
+
+
+def _points(first_step: int, count: int, value: float) -> bytes:
+    return eventfiles.record_bytes(
+        [eventfiles.file_version_event(wall=float(first_step))]
+        + [
+            eventfiles.scalar_event("loss", first_step + i, 1.0 + i, value)
+            for i in range(count)
+        ]
+    )
+
+
+def test_a_file_replaced_by_one_as_long_or_longer_is_read_again(tmp_path):
+    """Issue 13: only shorter rewrites were noticed; a file renamed over
+    (new inode) or truncated and rewritten (same inode) with as many bytes
+    or more kept serving the old points, or old and new mixed."""
+    path = tmp_path / "r" / eventfiles.TORCH_NAME
+    eventfiles.write(str(path), _points(0, 10, 1.0))
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    assert store.scalars("r", "loss").values.tolist() == [1.0] * 10
+    # Renamed over by a longer file.
+    eventfiles.write(str(tmp_path / "new.tmp"), _points(100, 12, 2.0))
+    os.replace(tmp_path / "new.tmp", path)
+    loader.reload()
+    series = store.scalars("r", "loss")
+    assert series.values.tolist() == [2.0] * 12
+    assert series.steps.tolist() == list(range(100, 112))
+    (note,) = store.meta("r").warnings
+    assert f"replaced by another file: {eventfiles.TORCH_NAME}" in note
+    # Truncated and rewritten in place (same inode), exactly as long.
+    inode = os.stat(path).st_ino
+    with open(path, "r+b") as handle:
+        handle.truncate(0)
+        handle.write(_points(200, 12, 3.0))
+    assert os.stat(path).st_ino == inode
+    loader.reload()
+    assert store.scalars("r", "loss").values.tolist() == [3.0] * 12
+    (note,) = store.meta("r").warnings
+    assert "rewritten in place (first bytes changed)" in note
+    # Appending is not a change: nothing is read twice, no note.
+    eventfiles.write(
+        str(path),
+        eventfiles.record_bytes([eventfiles.scalar_event("loss", 300, 1.0, 4.0)]),
+        mode="ab",
+    )
+    loader.reload()
+    assert store.scalars("r", "loss").values.tolist() == [3.0] * 12 + [4.0]
+    assert store.meta("r").warnings == (note,)
+
+
+def test_replacement_is_seen_without_stable_inodes(tmp_path, monkeypatch):
+    """Some filesystems give no inode: the first bytes still tell."""
+    from tb_multiframework.ingest import logfile
+
+    monkeypatch.setattr(logfile, "_identity", lambda stat: None)
+    path = tmp_path / "r" / eventfiles.TORCH_NAME
+    eventfiles.write(str(path), _points(0, 10, 1.0))
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    eventfiles.write(str(tmp_path / "new.tmp"), _points(100, 10, 2.0))
+    os.replace(tmp_path / "new.tmp", path)
+    loader.reload()
+    assert store.scalars("r", "loss").values.tolist() == [2.0] * 10
+    assert "rewritten in place" in store.meta("r").warnings[0]
+
+
+def test_the_first_bytes_are_read_again_only_when_the_file_changed(
+    tmp_path, monkeypatch
+):
+    """The identity check costs a stat per file; the head is read again
+    only when size or time changed, never the whole file."""
+    import builtins
+
+    from tb_multiframework.ingest import logfile
+
+    path = tmp_path / "r" / eventfiles.TORCH_NAME
+    eventfiles.write(str(path), _points(0, 1000, 1.0))
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    reads: list[int] = []
+
+    class Counting:
+        def __init__(self, handle):
+            self._handle = handle
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            self._handle.close()
+
+        def __getattr__(self, name):
+            return getattr(self._handle, name)
+
+        def read(self, size=-1):
+            data = self._handle.read(size)
+            reads.append(len(data))
+            return data
+
+    monkeypatch.setattr(
+        logfile, "open", lambda *a, **k: Counting(builtins.open(*a, **k)),
+        raising=False,
+    )
+    loader.reload()
+    assert sum(reads) == 0  # unchanged: nothing but the (empty) tail read
+    eventfiles.write(
+        str(path),
+        eventfiles.record_bytes([eventfiles.scalar_event("loss", 5, 1.0, 4.0)]),
+        mode="ab",
+    )
+    loader.reload()
+    appended = len(
+        eventfiles.record_bytes([eventfiles.scalar_event("loss", 5, 1.0, 4.0)])
+    )
+    assert sum(reads) == logfile.FINGERPRINT_BYTES + appended
+    assert len(store.scalars("r", "loss")) == 1001
+
+
+def test_a_remote_file_rewritten_longer_is_read_again():
+    import fsspec
+
+    fs = fsspec.filesystem("memory")
+    path = "/tbmf-rewrite/a/" + eventfiles.TORCH_NAME
+    try:
+        with fs.open(path, "wb") as handle:
+            handle.write(_points(0, 5, 1.0))
+        loader, store = _loader("memory://tbmf-rewrite")
+        loader.reload()
+        assert store.scalars("a", "loss").values.tolist() == [1.0] * 5
+        with fs.open(path, "wb") as handle:
+            handle.write(_points(50, 9, 2.0))
+        loader.reload()
+        assert store.scalars("a", "loss").values.tolist() == [2.0] * 9
+        (note,) = store.meta("a").warnings
+        assert "rewritten in place (first bytes changed)" in note
+        # Growing is not a change.
+        with fs.open(path, "ab") as handle:
+            handle.write(
+                eventfiles.record_bytes(
+                    [eventfiles.scalar_event("loss", 60, 1.0, 3.0)]
+                )
+            )
+        loader.reload()
+        assert store.scalars("a", "loss").values.tolist() == [2.0] * 9 + [3.0]
+    finally:
+        fs.rm("/tbmf-rewrite", recursive=True)
