@@ -31,6 +31,7 @@ from tb_multiframework.ingest.logfile import (
     is_remote,
     local,
 )
+from tb_multiframework.ingest.repeats import StepRepeats
 from tb_multiframework.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
@@ -114,6 +115,7 @@ class _RunState:
         self.source_writers: set[str] = set()
         self.notes: list[str] = []
         self.skipped: dict[str, str] = {}  # file name -> why it is not read
+        self.repeats = StepRepeats()
 
     @property
     def format(self) -> str:
@@ -362,12 +364,15 @@ class Loader:
         file_state.damaged_tail = framing.damaged_tail
         file_state.need = framing.need
         file_state.searched = max(0, framing.searched - consumed)
-        self._store_chunk(state, chunk)
+        self._store_chunk(state, chunk, file_state.name)
         return len(starts)
 
-    def _store_chunk(self, state: _RunState, chunk: DecodedChunk) -> None:
+    def _store_chunk(
+        self, state: _RunState, chunk: DecodedChunk, file: str
+    ) -> None:
         run = state.run
         for tag, indices in chunk.scalar_groups():
+            state.repeats.add(file, tag, chunk.steps[indices])
             self._store.append_scalars(
                 run,
                 tag,
@@ -424,6 +429,11 @@ class Loader:
         warnings: list[str] = list(state.notes)
         for file_state in sorted(state.files.values(), key=lambda f: f.name):
             warnings.extend(file_state.warnings())
+        repeated = state.repeats.warning(
+            lambda tag: self._store.scalars(state.run, tag).steps
+        )
+        if repeated:
+            warnings.append(repeated)
         warnings.extend(
             f"skipped {name}: {why}"
             for name, why in sorted(state.skipped.items())

@@ -445,3 +445,75 @@ def test_a_remote_file_rewritten_longer_is_read_again():
         assert store.scalars("a", "loss").values.tolist() == [2.0] * 9 + [3.0]
     finally:
         fs.rm("/tbmf-rewrite", recursive=True)
+
+
+def _write_with_event_file_writer(run_dir, steps, value, suffix):
+    """A file as torch's SummaryWriter writes it (TensorBoard's
+    EventFileWriter, which torch.utils.tensorboard uses)."""
+    from tensorboard.compat.proto import event_pb2
+    from tensorboard.summary.writer.event_file_writer import EventFileWriter
+
+    writer = EventFileWriter(str(run_dir), filename_suffix=suffix)
+    for step in steps:
+        event = event_pb2.Event(wall_time=1.0 + step, step=int(step))
+        event.summary.value.add(tag="loss", simple_value=value)
+        writer.add_event(event)
+    writer.close()
+    (name,) = [n for n in os.listdir(run_dir) if n.endswith(suffix)]
+    return name
+
+
+def test_steps_logged_twice_by_a_resumed_run_are_a_warning(tmp_path):
+    """Issue 13 part 6: a second file restarting below the first's last
+    step. Every point stays; the warning names the steps and files."""
+    run_dir = tmp_path / "resumed"
+    first = _write_with_event_file_writer(run_dir, range(100), 1.0, ".a")
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    assert store.meta("resumed").warnings == ()
+    second = _write_with_event_file_writer(run_dir, range(50, 150), 2.0, ".b")
+    loader.reload()
+    steps = store.scalars("resumed", "loss").steps
+    assert len(steps) == 200  # nothing dropped
+    twice = np.intersect1d(np.arange(100), np.arange(50, 150))
+    (warning,) = store.meta("resumed").warnings
+    assert warning == (
+        f"steps {twice[0]}–{twice[-1]} logged twice (2 files: "
+        f"{', '.join(sorted([first, second]))}; {len(twice)} distinct "
+        "steps, 1 tag): a resumed or restarted run; every point is kept"
+    )
+    # The same answer from a cold read of both files.
+    cold_loader, cold = _loader(tmp_path)
+    cold_loader.reload()
+    assert cold.meta("resumed").warnings == (warning,)
+
+
+def test_a_step_logged_again_in_the_same_file(tmp_path):
+    eventfiles.write(
+        str(tmp_path / "r" / eventfiles.TORCH_NAME),
+        eventfiles.record_bytes(
+            [eventfiles.scalar_event("loss", s, 1.0, 1.0) for s in (0, 1, 2, 2, 2, 3)]
+        ),
+    )
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    (warning,) = store.meta("r").warnings
+    assert warning.startswith(
+        f"step 2 logged 3 times (in {eventfiles.TORCH_NAME}; 1 distinct steps"
+    )
+
+
+def test_steps_that_only_grow_across_files_are_no_warning(tmp_path):
+    run_dir = tmp_path / "r"
+    _write_with_event_file_writer(run_dir, range(0, 50), 1.0, ".a")
+    _write_with_event_file_writer(run_dir, range(50, 100), 1.0, ".b")
+    # Two tags at the same steps are not a repeat either.
+    eventfiles.write(
+        str(tmp_path / "t" / eventfiles.TORCH_NAME),
+        eventfiles.record_bytes(
+            [eventfiles.scalar_event(t, s, 1.0, 1.0) for s in range(9) for t in "ab"]
+        ),
+    )
+    loader, store = _loader(tmp_path)
+    loader.reload()
+    assert store.meta("r").warnings == () and store.meta("t").warnings == ()
