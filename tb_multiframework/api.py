@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from tb_multiframework.config import Config, ConfigFile
-from tb_multiframework.core import histdiff, layouts, pairing
+from tb_multiframework.core import histdiff, layouts, pairing, safe_regex
 from tb_multiframework.core.axes import EpochMap, axis_values, build_epoch_map
 from tb_multiframework.core.compare import (
     EXPORT_COLUMNS,
@@ -668,6 +668,7 @@ class Api:
             "path": store.path if store else None,
             "pathReason": self._layout_path_reason,
             "writable": store is not None,
+            "regexEngine": safe_regex.engine_description(),
         }
 
     def save_layout(self, body: Any) -> dict[str, Any]:
