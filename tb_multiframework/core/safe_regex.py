@@ -57,6 +57,7 @@ except ImportError:  # pragma: no cover - exercised by forcing the fallback
 
 How = Literal["match", "search", "fullmatch"]
 
+MAX_PATTERN_CHARS = 1000  # characters of one pattern (parsing is per char)
 MAX_REPEAT_COUNT = 1000  # largest {m,n} count RE2 accepts
 BUDGET_SECONDS = 0.5  # fallback engine: time one batch of names may take
 _RE2_MAX_MEM = 8 << 20  # bytes RE2 may use for one compiled pattern
@@ -185,19 +186,30 @@ def compile(pattern: str) -> Regex:  # noqa: A001 - mirrors re.compile
 def _compile(pattern: str, engine_name: str) -> Regex:
     if engine_name == "python" and pattern in _WORKER.too_slow:
         raise RegexError(pattern, _WORKER.too_slow[pattern])
+    if len(pattern) > MAX_PATTERN_CHARS:
+        # A logged layout can hold any length; Python's parser is not free.
+        raise RegexError(
+            pattern,
+            f"regex of {len(pattern)} characters, more than "
+            f"{MAX_PATTERN_CHARS}",
+        )
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # e.g. "possible nested set"
             parsed = _sre_parser.parse(pattern)
+        flags = parsed.state.flags
+        translated = _Translator(pattern).items(parsed, flags)
     except re.error as error:
         position = error.pos if isinstance(error.pos, int) else None
         raise RegexError(pattern, str(error), position) from None
-    except (OverflowError, RecursionError, ValueError) as error:
+    except (OverflowError, ValueError) as error:
+        if isinstance(error, RegexError):
+            raise
         raise RegexError(pattern, f"cannot be parsed: {error}") from None
-    flags = parsed.state.flags
+    except RecursionError:
+        raise RegexError(pattern, "groups nested too deeply") from None
     if flags & _c.SRE_FLAG_LOCALE:
         raise RegexError(pattern, "the LOCALE flag (?L) applies to bytes only")
-    translated = _Translator(pattern).items(parsed, flags)
     return Regex(pattern, translated, parsed)
 
 

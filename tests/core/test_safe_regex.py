@@ -138,6 +138,9 @@ def test_translation_agrees_with_python_re_on_random_patterns():
         (r"a{1001}", "a repeat count above 1000 (1001)"),
         (r"[^\Wa]", "a negated set holding \\D, \\W or \\S"),
         (r"(unclosed", "missing ), unterminated subpattern at position 0"),
+        # A logged layout may hold any pattern: parsing is bounded too.
+        ("a" * 1001, "regex of 1001 characters, more than 1000"),
+        ("(" * 400 + ")" * 400, "groups nested too deeply"),
     ],
 )
 def test_refusals_name_the_construct(pattern, words):
