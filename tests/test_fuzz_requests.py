@@ -378,3 +378,63 @@ def test_a_deeply_nested_config_file_is_an_error_not_a_crash(tmp_path):
     assert response.status_code == 200
     (error,) = json.loads(response.get_data())["errors"]
     assert "not used: nested 5001 levels deep" in error
+
+
+def test_a_run_whose_name_is_not_utf8_is_matched_by_regexes(tmp_path):
+    """Sibling found with the regex engine: os.walk gives a directory named
+    with bytes that are not UTF-8 as lone surrogates, which RE2 (UTF-8 only)
+    cannot take; with an alias runPattern every route answered 400."""
+    from tests import eventfiles
+
+    bad = os.path.join(os.fsencode(tmp_path), b"bad\xffname")
+    os.makedirs(bad)
+    with open(os.path.join(bad, eventfiles.TORCH_NAME.encode()), "wb") as f:
+        f.write(
+            eventfiles.record_bytes(
+                [eventfiles.scalar_event("loss", 1, 1.0, 2.0)]
+            )
+        )
+    eventfiles.write(
+        str(tmp_path / ".tb_multiframework" / "config.json"),
+        json.dumps(
+            {
+                "metricAliases": [
+                    {
+                        "pattern": "loss",
+                        "metric": "x/train",
+                        "runPattern": "bad.*",
+                    }
+                ]
+            }
+        ).encode(),
+    )
+    client, _ = make_client(str(tmp_path))
+    run = os.fsdecode(b"bad\xffname")
+    metrics = json.loads(client.get(BASE + "/metrics").get_data())["metrics"]
+    assert [(m["key"], [x["run"] for x in m["members"]]) for m in metrics] == [
+        ("x/train", [run])
+    ]
+    layout = {
+        "name": "a",
+        "categories": [
+            {
+                "title": "c",
+                "charts": [
+                    {
+                        "title": "t",
+                        "kind": "multiline",
+                        "tags": ["lo"],
+                        "runs": "d.n",
+                    }
+                ],
+            }
+        ],
+    }
+    response = client.post(
+        BASE + "/layout_preview",
+        data=json.dumps({"layout": layout}),
+        headers=JSON_HEADERS,
+    )
+    assert response.status_code == 200
+    (chart,) = json.loads(response.get_data())["charts"]
+    assert [(m["run"], m["tag"]) for m in chart["matches"]] == [(run, "loss")]
