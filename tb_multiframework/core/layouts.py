@@ -649,11 +649,10 @@ def regex_problem(pattern: str, *, path: str = "") -> RegexProblem | None:
       with its position, or the construct that matching in linear time
       rules out (a backreference, a lookaround, ...).
     """
-    try:
-        safe_regex.compile(pattern)
-    except safe_regex.RegexError as error:
-        return RegexProblem(path, pattern, error.message, error.position)
-    return None
+    error = safe_regex.check(pattern)
+    if error is None:
+        return None
+    return RegexProblem(path, pattern, error.message, error.position)
 
 
 def _usable_regex(pattern: str) -> safe_regex.Regex | None:

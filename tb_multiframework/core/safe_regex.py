@@ -64,9 +64,10 @@ BUDGET_SECONDS = 0.5  # fallback engine: time one batch of names may take
 # Bytes RE2 may use for one compiled pattern (program and DFA cache); past
 # it RE2 falls back to its slower (still linear) NFA. With at most
 # _CACHED_PATTERNS compiled patterns kept, hostile patterns cannot make the
-# process hold more than about _CACHED_PATTERNS * 2 * _RE2_MAX_MEM.
-_RE2_MAX_MEM = 2 << 20
-_CACHED_PATTERNS = 64  # compiled patterns kept (a layout uses a few dozen)
+# process hold more than about _CACHED_PATTERNS * _RE2_MAX_MEM (one RE2
+# a pattern; a second, with captures, only for metric alias templates).
+_RE2_MAX_MEM = 1 << 20
+_CACHED_PATTERNS = 256  # compiled patterns kept (a layout uses a few dozen)
 _LINEAR = "names are matched in linear time, which rules out backtracking"
 
 
@@ -129,20 +130,23 @@ class Regex:
         self.pattern = pattern
         self.groups = parsed.state.groups - 1
         self.groupindex = tuple(sorted(parsed.state.groupdict.items()))
-        self._compiled: Any = None
+        self._translated = translated
+        self._compiled: Any = None  # RE2 with captures, made when needed
         self._tester: Any = None  # RE2 without captures, for yes/no tests
         self._engine = engine()
         if self._engine == "re2":
-            options = _re2.Options()
-            options.log_errors = False
-            options.max_mem = _RE2_MAX_MEM
+            self._options = _re2.Options()
+            self._options.log_errors = False
+            self._options.max_mem = _RE2_MAX_MEM
+            self._tester = _tester(pattern, translated, self._options)
+
+    def _with_captures(self) -> Any:
+        if self._compiled is None:
             try:
-                self._compiled = _re2.compile(translated, options)
-                self._tester = _low_level_tester(translated, options)
+                self._compiled = _re2.compile(self._translated, self._options)
             except _re2.error as error:
-                raise RegexError(
-                    pattern, f"too large to match safely ({_text(error)})"
-                ) from None
+                raise _too_large(self.pattern, error) from None
+        return self._compiled
 
     def match(self, subject: str) -> Match | None:
         """Anchored at the start, like `re.match`."""
@@ -167,9 +171,6 @@ class Regex:
         if unknown:
             if self._tester is not None:
                 found = self._tester(unknown, how)
-            elif self._compiled is not None:
-                method = getattr(self._compiled, how)
-                found = [method(_encodable(s)) is not None for s in unknown]
             else:
                 found = [
                     bool(s)
@@ -182,8 +183,8 @@ class Regex:
         return [bool(known[s]) for s in subjects]
 
     def _one(self, subject: str, how: How) -> Match | None:
-        if self._compiled is not None:
-            found = getattr(self._compiled, how)(_encodable(subject))
+        if self._engine == "re2":
+            found = getattr(self._with_captures(), how)(_encodable(subject))
             if found is None:
                 return None
             spans = tuple(found.span(i) for i in range(self.groups + 1))
@@ -193,6 +194,21 @@ class Regex:
                 return None
             spans = result
         return Match(subject, spans, self.groupindex)
+
+
+def check(pattern: str) -> RegexError | None:
+    """Why `compile(pattern)` would fail, or None; remembered for many more
+    patterns than compiled ones are kept."""
+    return _verdict(pattern, engine())
+
+
+@functools.lru_cache(maxsize=8192)
+def _verdict(pattern: str, engine_name: str) -> RegexError | None:
+    try:
+        _compile(pattern, engine_name)
+    except RegexError as error:
+        return error
+    return None
 
 
 def compile(pattern: str) -> Regex:  # noqa: A001 - mirrors re.compile
@@ -210,9 +226,20 @@ def compile(pattern: str) -> Regex:  # noqa: A001 - mirrors re.compile
 def _compile(pattern: str, engine_name: str) -> Regex:
     if engine_name == "python" and pattern in _WORKER.too_slow:
         raise RegexError(pattern, _WORKER.too_slow[pattern])
+    translation = _translate(pattern)
+    if isinstance(translation, RegexError):
+        raise translation
+    translated, parsed = translation
+    return Regex(pattern, translated, parsed)
+
+
+@functools.lru_cache(maxsize=8192)
+def _translate(pattern: str) -> tuple[str, Any] | RegexError:
+    """(RE2 pattern, Python's parse) or why there is none; kept for many
+    more patterns than compiled RE2 objects, which hold DFA memory."""
     if len(pattern) > MAX_PATTERN_CHARS:
         # A logged layout can hold any length; Python's parser is not free.
-        raise RegexError(
+        return RegexError(
             pattern,
             f"regex of {len(pattern)} characters, more than "
             f"{MAX_PATTERN_CHARS}",
@@ -223,18 +250,18 @@ def _compile(pattern: str, engine_name: str) -> Regex:
             parsed = _sre_parser.parse(pattern)
         flags = parsed.state.flags
         translated = _Translator(pattern).items(parsed, flags)
+    except RegexError as error:
+        return error
     except re.error as error:
         position = error.pos if isinstance(error.pos, int) else None
-        raise RegexError(pattern, str(error), position) from None
+        return RegexError(pattern, str(error), position)
     except (OverflowError, ValueError) as error:
-        if isinstance(error, RegexError):
-            raise
-        raise RegexError(pattern, f"cannot be parsed: {error}") from None
+        return RegexError(pattern, f"cannot be parsed: {error}")
     except RecursionError:
-        raise RegexError(pattern, "groups nested too deeply") from None
+        return RegexError(pattern, "groups nested too deeply")
     if flags & _c.SRE_FLAG_LOCALE:
-        raise RegexError(pattern, "the LOCALE flag (?L) applies to bytes only")
-    return Regex(pattern, translated, parsed)
+        return RegexError(pattern, "the LOCALE flag (?L) applies to bytes only")
+    return translated, parsed
 
 
 _MEMO_ENTRIES = 1 << 18  # yes/no answers kept (~40 MB), all patterns
@@ -269,27 +296,39 @@ def _encodable(subject: str) -> str:
     return subject
 
 
-def _low_level_tester(translated: str, options: Any) -> Any:
-    """Yes/no matching through RE2's own binding, without the per-call
-    Python work of `re2`'s match objects (about 2.5x faster), or None if
-    this google-re2 lacks it."""
-    binding = getattr(_re2, "_re2", None)
-    engine_class = getattr(binding, "RE2", None)
-    if engine_class is None:
-        return None
+def _tester(pattern: str, translated: str, options: Any) -> Any:
+    """Yes/no matching with RE2 compiled without captures (so its DFA
+    answers), through RE2's own binding where this google-re2 has it (about
+    2.5x faster than `re2`'s match objects).
+
+    Raises:
+      RegexError: RE2 refuses the pattern (too large, nested counts).
+    """
     fast = _re2.Options()
     for name in _re2.Options.NAMES:
         setattr(fast, name, getattr(options, name))
-    fast.never_capture = True  # lets RE2 answer with its DFA
-    compiled = engine_class(translated.encode("utf-8"), fast)
-    if not compiled.ok():
-        return None
+    fast.never_capture = True
+    engine_class = getattr(getattr(_re2, "_re2", None), "RE2", None)
+    if engine_class is None:
+        try:
+            compiled = _re2.compile(translated, fast)
+        except _re2.error as error:
+            raise _too_large(pattern, error) from None
+
+        def slow(subjects: Sequence[str], how: How) -> list[bool]:
+            method = getattr(compiled, how)
+            return [method(_encodable(s)) is not None for s in subjects]
+
+        return slow
+    low = engine_class(translated.encode("utf-8"), fast)
+    if not low.ok():
+        raise _too_large(pattern, low.error())
     anchors = {
         "match": engine_class.Anchor.ANCHOR_START,
         "search": engine_class.Anchor.UNANCHORED,
         "fullmatch": engine_class.Anchor.ANCHOR_BOTH,
     }
-    match = compiled.Match
+    match = low.Match
 
     def test(subjects: Sequence[str], how: How) -> list[bool]:
         anchor = anchors[how]
@@ -302,8 +341,16 @@ def _low_level_tester(translated: str, options: Any) -> Any:
     return test
 
 
-def _text(error: BaseException) -> str:
-    message = error.args[0] if error.args else error
+def _too_large(pattern: str, error: Any) -> RegexError:
+    return RegexError(pattern, f"too large to match safely ({_text(error)})")
+
+
+def _text(error: Any) -> str:
+    message = (
+        error.args[0]
+        if isinstance(error, BaseException) and error.args
+        else error
+    )
     if isinstance(message, bytes):
         return message.decode("utf-8", "replace")
     return str(message)
@@ -552,6 +599,7 @@ class _Worker:
                 )
                 self.too_slow[pattern] = why
                 _compile.cache_clear()
+                _verdict.cache_clear()
                 raise RegexError(pattern, why) from None
         if not ok:
             raise RegexError(pattern, answer)
