@@ -57,7 +57,13 @@ setup(
         "werkzeug>=1.0.1",
     ],
     extras_require={
+        # Linear-time matching of user regexes (layouts, metric aliases).
+        # Optional: its wheels need glibc >= 2.27, macOS >= 13 or Windows,
+        # and elsewhere pip would try (and fail) to build it from source.
+        # Without it, Python's re runs in a worker with a time budget.
+        "re2": ["google-re2>=1.1"],
         "test": [
+            "google-re2>=1.1",
             "pytest>=7",
             "scipy>=1.9",
             "fsspec",

@@ -32,7 +32,7 @@ from tb_multiframework.anomaly_api import (
     NotFoundError,
 )
 from tb_multiframework.config import Config, ConfigFile
-from tb_multiframework.core import histdiff, layouts, pairing
+from tb_multiframework.core import histdiff, layouts, pairing, safe_regex
 from tb_multiframework.core.axes import EpochMap, axis_values, build_epoch_map
 from tb_multiframework.core.compare import (
     EXPORT_COLUMNS,
@@ -648,8 +648,12 @@ class Api:
             )
         if fmt == "csv":
             out = io.StringIO()
-            writer = csv.writer(out, lineterminator="\n")
+            # RFC 4180 line ends: a CR inside a name is then quoted too.
+            writer = csv.writer(out, lineterminator="\r\n")
             writer.writerow(columns)
+            names = {n for s in selections for n in (s.run.run, s.tag)}
+            if any(csv_safe_cell(n) != n for n in names):
+                rows = ([csv_safe_cell(v) for v in row] for row in rows)
             writer.writerows(rows)
             return out.getvalue(), "text/csv"
         body = json.dumps(
@@ -906,6 +910,7 @@ class Api:
             "path": store.path if store else None,
             "pathReason": self._layout_path_reason,
             "writable": store is not None,
+            "regexEngine": safe_regex.engine_description(),
         }
 
     def save_layout(self, body: Any) -> dict[str, Any]:
@@ -937,8 +942,14 @@ class Api:
         return {"deleted": name}
 
     def preview_layout(self, body: Any) -> dict[str, Any]:
-        """`POST layout_preview`: what each chart's regexes match now."""
-        obj = body.get("layout") if isinstance(body, dict) else None
+        """`POST layout_preview`: what each chart's regexes match now.
+
+        The layout may be half-written (its problem is in the answer), but
+        the body must be `{"layout": ...}`.
+        """
+        if not isinstance(body, dict) or set(body) != {"layout"}:
+            raise ValueError('the body must be {"layout": {...}}')
+        obj = body["layout"]
         ctx = self._context()
         candidates = [
             layouts.Candidate(run, tag, _metric_name(ctx, run, tag))
@@ -1160,3 +1171,19 @@ def _packed(value: np.ndarray) -> dict[str, str]:
 def _b64(dtype: str, array: np.ndarray) -> dict[str, str]:
     data = base64.b64encode(np.ascontiguousarray(array).tobytes())
     return {"dtype": dtype, "b64": data.decode("ascii")}
+
+
+# Characters that make a spreadsheet read a cell as a formula (OWASP "CSV
+# injection"): a run or tag name is written by whoever wrote the logs.
+_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_safe_cell(value: Any) -> Any:
+    """A CSV cell a spreadsheet shows as text, never runs as a formula.
+
+    Text beginning with `= + - @`, TAB or CR gets a leading `'` (OWASP's
+    advice); numbers are returned unchanged, so `-1.5` stays a number.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
+        return "'" + value
+    return value

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 import dataclasses
 import fnmatch
-import json
 import os
 from typing import Any, Mapping
 
+from tb_multiframework.core import strict_json
 from tb_multiframework.core.groups import GroupRule, parse_group_rules
 from tb_multiframework.core.hparams import flatten
 from tb_multiframework.core.types import FRAMEWORKS
@@ -212,8 +212,9 @@ class ConfigFile:
         if stat.st_size > _MAX_CONFIG_BYTES:
             return self._fail(f"config {self._path} is larger than 1 MiB")
         try:
-            with open(self._path, encoding="utf-8") as handle:
-                config = parse_config(json.load(handle), path=self._path)
+            with open(self._path, "rb") as handle:
+                raw = handle.read(_MAX_CONFIG_BYTES + 1)
+            config = parse_config(strict_json.loads(raw), path=self._path)
         except (OSError, ValueError) as error:
             return self._fail(f"config {self._path} not used: {error}")
         self.error = ""

@@ -36,6 +36,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from tb_multiframework.core import strict_json
 from tb_multiframework.core.layouts import layout_to_json, validate_layout
 
 try:
@@ -332,13 +333,9 @@ def _parse(raw: bytes, path: str) -> _FileState:
         )
 
     try:
-        content = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as error:
-        return damaged(f"not UTF-8: {error}")
-    except json.JSONDecodeError as error:
-        return damaged(f"not JSON: {error}")
-    except RecursionError:
-        return damaged("nested too deeply")
+        content = strict_json.loads(raw)
+    except strict_json.JsonError as error:
+        return damaged(str(error))
     if not isinstance(content, dict):
         return damaged("not a JSON object")
     version = content.get("version")

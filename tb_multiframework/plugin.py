@@ -12,7 +12,6 @@ its imports stay light.
 from __future__ import annotations
 
 import datetime
-import json
 import math
 import mimetypes
 import os
@@ -26,7 +25,13 @@ from werkzeug import wrappers
 
 from tb_multiframework import api, wiring
 from tb_multiframework.anomaly_api import AnomalyQuery
-from tb_multiframework.core import aggregate, filenames, groups, histdiff
+from tb_multiframework.core import (
+    aggregate,
+    filenames,
+    groups,
+    histdiff,
+    strict_json,
+)
 from tb_multiframework.core.aggregation import BATCH_VIEWS
 from tb_multiframework.core.anomalies import parse_kinds
 from tb_multiframework.core.axes import AXES
@@ -480,9 +485,9 @@ def _json_body(request: wrappers.Request) -> Any:
     if len(raw) > _MAX_BODY_BYTES:
         raise _BadRequest(f"body exceeds {_MAX_BODY_BYTES} bytes")
     try:
-        return json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise _BadRequest(f"body is not JSON: {error}") from None
+        return strict_json.loads(raw)
+    except strict_json.JsonError as error:
+        raise _BadRequest(f"body is not acceptable JSON: {error}") from None
 
 
 # Responses.

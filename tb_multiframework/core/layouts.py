@@ -50,30 +50,25 @@ Matching, per (run, tag) pair, as TensorBoard's custom-scalars plugin does:
 - Margin series name exact tags; a run shows a series only when it logged
   all three of value, lower and upper.
 
-Regexes that nest an unbounded repeat inside another (``(a+)+``,
-``(.*)*``), which take exponential time on a short tag, are rejected
-unless one of the two is possessive or atomic. Overlapping alternations
-such as ``(a|a)*`` are not detected.
+Regexes are Python's syntax but never run on Python's backtracking
+engine, where ``(a|aa)+$`` takes exponential time on a short tag: they go
+through ``core.safe_regex`` (RE2, linear time; without google-re2, Python's
+``re`` in a worker process with a time budget). Constructs only a
+backtracking engine has (backreferences, lookarounds, possessive repeats,
+atomic and conditional groups) are refused with their name.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import math
-import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-try:  # Python >= 3.11
-    from re import _constants as _sre_constants  # type: ignore[attr-defined]
-    from re import _parser as _sre_parser  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as _sre_constants
-    import sre_parse as _sre_parser
+from tb_multiframework.core import safe_regex
 
 MAX_NAME_CHARS = 100  # characters in a layout name
 MAX_TITLE_CHARS = 200  # characters in a category or chart title
@@ -83,11 +78,7 @@ MAX_PATTERNS_PER_CHART = 20  # tags, metrics or margin series per chart
 MAX_REGEX_CHARS = 500  # characters in one regex or margin tag name
 MAX_LAYOUT_JSON_BYTES = 256 * 1024  # UTF-8 bytes of one layout's JSON
 MAX_PREVIEW_MATCHES = 200  # matches listed per chart in a preview
-MAX_MATCH_SUBJECT_CHARS = 1024  # longer run/tag/metric names never match
-
-# A repeat wider than this counts as unbounded when looking for nested
-# repeats: (.*a){20} backtracks like (.*a)*.
-_WIDE_REPEAT = 10  # iterations
+MAX_MATCH_SUBJECT_CHARS = 16_384  # longer run/tag/metric names never match
 
 DEFAULT_SMOOTHING = 0.6  # TensorBoard's default smoothing weight
 DEFAULT_X = "step"
@@ -650,85 +641,36 @@ def regex_problem(pattern: str, *, path: str = "") -> RegexProblem | None:
     """Says why a regex cannot be used, or None when it can.
 
     Args:
-      pattern: A Python regular expression.
+      pattern: A regular expression in Python's syntax.
       path: Where it is, copied into the result.
 
     Returns:
-      None, or the reason: Python's compile error (with its position), or
-      a nested unbounded repeat that could take exponential time.
+      None, or the reason (see `safe_regex.compile`): Python's own error
+      with its position, or the construct that matching in linear time
+      rules out (a backreference, a lookaround, ...).
     """
-    compiled = _compile(pattern)
-    if isinstance(compiled, re.error):
-        position = compiled.pos if isinstance(compiled.pos, int) else None
-        return RegexProblem(path, pattern, str(compiled), position)
-    if _has_nested_repeat(pattern):
-        return RegexProblem(
-            path,
-            pattern,
-            "a repeat nested in a repeat, like (a+)+ or (.*)*, can take "
-            "exponential time; make one of them possessive (*+, ++) or "
-            "use an atomic group (?>...)",
-            None,
-        )
-    return None
-
-
-@functools.lru_cache(maxsize=1024)
-def _compile(pattern: str) -> re.Pattern[str] | re.error:
-    try:
-        return re.compile(pattern)
-    except re.error as error:
-        return error
-
-
-@functools.lru_cache(maxsize=1024)
-def _usable_regex(pattern: str) -> re.Pattern[str] | None:
-    compiled = _compile(pattern)
-    if isinstance(compiled, re.error) or _has_nested_repeat(pattern):
+    error = safe_regex.check(pattern)
+    if error is None:
         return None
-    return compiled
+    return RegexProblem(path, pattern, error.message, error.position)
 
 
-def _has_nested_repeat(pattern: str) -> bool:
-    # Called only on patterns that compiled, so parsing cannot fail.
-    return _scan_repeats(_sre_parser.parse(pattern), inside_wide=False)
+def _usable_regex(pattern: str) -> safe_regex.Regex | None:
+    try:
+        return safe_regex.compile(pattern)
+    except safe_regex.RegexError:
+        return None
 
 
-_REPEATS = (_sre_constants.MAX_REPEAT, _sre_constants.MIN_REPEAT)
-_POSSESSIVE = getattr(_sre_constants, "POSSESSIVE_REPEAT", None)
-_ATOMIC = getattr(_sre_constants, "ATOMIC_GROUP", None)
-
-
-def _scan_repeats(subpattern: Any, *, inside_wide: bool) -> bool:
-    """True if a wide repeat sits inside another, without atomic cover."""
-    for op, arg in subpattern:
-        if op in _REPEATS:
-            _, high, body = arg
-            wide = high == _sre_constants.MAXREPEAT or high > _WIDE_REPEAT
-            if wide and inside_wide:
-                return True
-            if _scan_repeats(body, inside_wide=inside_wide or wide):
-                return True
-        elif op is not None and op in (_POSSESSIVE, _ATOMIC):
-            # Possessive and atomic bodies are not re-entered by
-            # backtracking, so repeats inside them start a fresh scan.
-            body = arg[2] if op == _POSSESSIVE else arg
-            if _scan_repeats(body, inside_wide=False):
-                return True
-        elif op == _sre_constants.SUBPATTERN:
-            if _scan_repeats(arg[-1], inside_wide=inside_wide):
-                return True
-        elif op == _sre_constants.BRANCH:
-            if any(_scan_repeats(b, inside_wide=inside_wide) for b in arg[1]):
-                return True
-        elif op in (_sre_constants.ASSERT, _sre_constants.ASSERT_NOT):
-            if _scan_repeats(arg[1], inside_wide=inside_wide):
-                return True
-        elif op == _sre_constants.GROUPREF_EXISTS:
-            branches = [b for b in arg[1:] if b is not None]
-            if any(_scan_repeats(b, inside_wide=inside_wide) for b in branches):
-                return True
-    return False
+def _test(
+    regex: safe_regex.Regex, subjects: Sequence[str], how: Any
+) -> list[bool]:
+    """Matches a batch of names; a pattern the fallback engine gave up on
+    matches nothing (and `regex_problem` reports it from then on)."""
+    try:
+        return regex.test(subjects, how)
+    except safe_regex.RegexError:
+        return [False] * len(subjects)
 
 
 # ---------------------------------------------------------------------------
@@ -754,18 +696,17 @@ def match_chart(chart: Chart, candidates: Sequence[Candidate]) -> list[Match]:
 def _match(
     chart: Chart, candidates: Sequence[Candidate]
 ) -> tuple[list[Match], list[MissingTags]]:
-    if chart.runs is None:
-        run_regex = None
-    else:
+    candidates = [c for c in candidates if _short(c.run)]
+    if chart.runs is not None:
         run_regex = _usable_regex(chart.runs)
         if run_regex is None:
             return [], []
-    unique = {
-        (c.run, c.tag): c
-        for c in candidates
-        if _short(c.run)
-        and (run_regex is None or run_regex.search(c.run) is not None)
-    }
+        runs = sorted({c.run for c in candidates})
+        kept = {
+            run for run, ok in zip(runs, _test(run_regex, runs, "search")) if ok
+        }
+        candidates = [c for c in candidates if c.run in kept]
+    unique = {(c.run, c.tag): c for c in candidates}
     if chart.kind == "margin":
         return _match_margin(chart.series, unique)
     return _match_multiline(chart, unique), []
@@ -784,12 +725,22 @@ def _match_multiline(
         for r in map(_usable_regex, chart.metrics if by_metric else chart.tags)
         if r is not None
     ]
+    subjects = sorted(
+        {
+            s
+            for (_, tag), c in candidates.items()
+            if (s := c.metric if by_metric else tag) is not None and _short(s)
+        }
+    )
+    hits: set[str] = set()
+    for regex in regexes:
+        hits.update(
+            s for s, ok in zip(subjects, _test(regex, subjects, "match")) if ok
+        )
     matches = []
     for (run, tag), candidate in sorted(candidates.items()):
         subject = candidate.metric if by_metric else tag
-        if subject is None or not _short(subject):
-            continue
-        if any(r.match(subject) is not None for r in regexes):
+        if subject in hits:
             matches.append(Match(run=run, tag=tag, metric=candidate.metric))
     return matches
 
@@ -921,6 +872,16 @@ def _preview_chart(
             runs=runs,
         )
         matches, missing = _match(chart, candidates)
+        # A pattern the fallback engine gave up on while matching.
+        late = [
+            (f"{path}.{key}[{k}]", item)
+            for key, items in (("tags", tags), ("metrics", metrics))
+            for k, item in enumerate(items)
+        ] + ([(f"{path}.runs", runs)] if runs else [])
+        for where, item in late:
+            problem = regex_problem(item, path=where)
+            if problem is not None:
+                problems.append(problem)
     return ChartPreview(
         category=category,
         chart=index,

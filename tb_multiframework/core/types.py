@@ -15,6 +15,8 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from tb_multiframework.core import safe_regex
+
 FRAMEWORKS = ("pytorch", "tensorflow", "paddle", "unknown")
 WRITERS = (
     "torch.utils.tensorboard",
@@ -118,10 +120,11 @@ class AliasRule:
     """A user rule mapping raw tags to a canonical metric name.
 
     Attributes:
-        pattern: Regular expression that must match the whole raw tag
-            (`re.fullmatch`, case-sensitive; use `(?i)` for case-insensitive).
+        pattern: Regular expression (Python syntax, matched in linear time
+            by `core.safe_regex`) that must match the whole raw tag
+            (case-sensitive; use `(?i)` for case-insensitive).
         metric: Canonical name to give; may use the pattern's groups
-            (`\\1`, `\\g<name>`). Lower-cased.
+            (`\\1`, `\\g<name>`), read as `re.Match.expand` does. Lower-cased.
         level: "epoch", "batch" or None (unknown).
         run_pattern: Optional regex that must match the whole run name.
     """
@@ -130,8 +133,8 @@ class AliasRule:
     metric: str
     level: str | None = None
     run_pattern: str | None = None
-    _tag_re: re.Pattern[str] = field(init=False, repr=False, compare=False)
-    _run_re: re.Pattern[str] | None = field(
+    _tag_re: safe_regex.Regex = field(init=False, repr=False, compare=False)
+    _run_re: safe_regex.Regex | None = field(
         init=False, repr=False, compare=False
     )
 
@@ -140,39 +143,51 @@ class AliasRule:
             raise ValueError(f"alias metric must not be empty: {self.metric!r}")
         if self.level is not None and self.level not in LEVELS:
             raise ValueError(f"alias level must be epoch|batch: {self.level!r}")
-        object.__setattr__(self, "_tag_re", _compile(self.pattern))
+        tag_re = _compile(self.pattern)
+        object.__setattr__(self, "_tag_re", tag_re)
         run_re = (
             None if self.run_pattern is None else _compile(self.run_pattern)
         )
         object.__setattr__(self, "_run_re", run_re)
-
-    def match(self, run: str, tag: str) -> str | None:
-        """Returns the canonical name this rule gives, or None."""
-        if self._run_re is not None and not self._run_re.fullmatch(run):
-            return None
-        found = self._tag_re.fullmatch(tag)
-        if found is None:
-            return None
+        # A template naming a group the pattern lacks fails here, once,
+        # rather than on every tag it matches.
+        unmatched = safe_regex.Match(
+            "", ((0, 0),) + ((-1, -1),) * tag_re.groups, tag_re.groupindex
+        )
         try:
-            return found.expand(self.metric).strip().lower()
+            unmatched.expand(self.metric)
         except (re.error, IndexError) as err:
             raise ValueError(
                 f"alias metric {self.metric!r} refers to a missing group: {err}"
             ) from err
 
+    def match(self, run: str, tag: str) -> str | None:
+        """Returns the canonical name this rule gives, or None."""
+        try:
+            if self._run_re is not None and not self._run_re.fullmatch(run):
+                return None
+            found = self._tag_re.fullmatch(tag)
+        except safe_regex.RegexError:
+            return None  # the fallback engine gave up on this pattern
+        if found is None:
+            return None
+        return found.expand(self.metric).strip().lower()
+
 
 _MAX_PATTERN_CHARS = 1000  # characters of one alias regex
 
 
-def _compile(pattern: str) -> re.Pattern[str]:
+def _compile(pattern: str) -> safe_regex.Regex:
     if len(pattern) > _MAX_PATTERN_CHARS:
         raise ValueError(
             f"alias pattern longer than {_MAX_PATTERN_CHARS}: {pattern[:40]!r}"
         )
     try:
-        return re.compile(pattern)
-    except re.error as err:
-        raise ValueError(f"invalid alias pattern {pattern!r}: {err}") from err
+        return safe_regex.compile(pattern)
+    except safe_regex.RegexError as err:
+        raise ValueError(
+            f"invalid alias pattern {pattern!r}: {err.message}"
+        ) from err
 
 
 @dataclass(frozen=True)

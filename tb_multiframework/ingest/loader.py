@@ -16,6 +16,7 @@ import dataclasses
 import logging
 import os
 import posixpath
+import re
 import threading
 import time
 from typing import Any, Callable, Iterator
@@ -31,37 +32,60 @@ from tb_multiframework.ingest import (
 )
 from tb_multiframework.ingest.attempts import AttemptTracker
 from tb_multiframework.ingest.decoded import DecodedChunk
+from tb_multiframework.ingest.logfile import (
+    LogFile,
+    Rewritten,
+    gfile,
+    is_remote,
+    local,
+)
+from tb_multiframework.ingest.repeats import StepRepeats
 from tb_multiframework.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
 
-_READ_BYTES = 32 << 20  # bytes read from a file at once
-_MAX_WARNINGS = 20  # per file; more are counted, not listed
 _SKIPPED_DIRS = (".tb_multiframework",)
 _MAX_LOGGED_HPARAMS = 20  # hparams summaries kept per run (the last ones)
 
 
+# Every tfevents writer names its files `<prefix>.out.tfevents.<seconds>.
+# <host><suffix>` (TensorFlow's EventsWriter, TensorBoard's and torch's
+# EventFileWriter, tensorboardX), the prefix being `events` unless set.
+_TFEVENTS_NAME = re.compile(r".+\.out\.tfevents\.\d+\.")
+# Suffixes of compressed or archived copies: never a record stream.
+_COMPRESSED = (".gz", ".bz2", ".xz", ".zst", ".lz4", ".zip", ".tar", ".tgz")
+
+
 def file_format(name: str) -> str | None:
     """ "tfevents", "visualdl" or None for a file name."""
+    return classify_file_name(name)[0]
+
+
+def classify_file_name(name: str) -> tuple[str | None, str]:
+    """(format or None, why a name that looks like a log is not read).
+
+    TensorBoard reads any name containing `tfevents`, VisualDL any name
+    containing `vdlrecords`; files such as `x.tfevents.times.json` or
+    `vdlrecords.1.log.gz` then fill a run with corrupt-data warnings. A name
+    is read when it has a writer's shape: tfevents as above, VisualDL's
+    `vdlrecords.<seconds>.log<suffix>` or any name containing `vdlrecords`
+    (its `LogWriter(filename=...)` insists on that word), and is not a
+    compressed copy. The reason is empty for names that look like no log.
+    """
     if "tfevents" in name:
-        return "tfevents"
-    if name.startswith("vdlrecords.") and ".log" in name:
-        return "visualdl"
-    return None
-
-
-def _is_remote(path: str) -> bool:
-    return "://" in path and not path.startswith("file://")
-
-
-def _local(path: str) -> str:
-    return path[len("file://") :] if path.startswith("file://") else path
-
-
-def _gfile() -> Any:
-    from tensorboard.compat import tf  # noqa: PLC0415 - heavy, remote only
-
-    return tf.io.gfile
+        looks = "tfevents"
+    elif "vdlrecords" in name:
+        looks = "visualdl"
+    else:
+        return None, ""
+    if name.lower().endswith(_COMPRESSED):
+        return None, "a compressed file, not a log file"
+    if looks == "tfevents" and not _TFEVENTS_NAME.match(name):
+        return None, (
+            "not a log file name (writers use "
+            "<prefix>.out.tfevents.<seconds>.<host>...)"
+        )
+    return looks, ""
 
 
 def _load_libc_trim() -> Callable[[int], int] | None:
@@ -88,73 +112,10 @@ def _release_freed_memory() -> None:
         _MALLOC_TRIM(0)
 
 
-class _FileState:
-    def __init__(self, path: str, name: str, fmt: str) -> None:
-        self.path = path
-        self.name = name
-        self.format = fmt
-        self.offset = 0  # bytes of the file consumed into records
-        self.pending = b""  # bytes read past `offset`, not yet a record
-        self.damaged_tail = False  # `pending` follows corrupt bytes
-        self.problems: list[str] = []
-        self.dropped_problems = 0
-        self.remote_handle: Any = None
-
-    def note(self, problem: str) -> None:
-        if len(self.problems) < _MAX_WARNINGS:
-            self.problems.append(problem)
-        else:
-            self.dropped_problems += 1
-
-    def warnings(self) -> list[str]:
-        out = [f"{self.name}: {problem}" for problem in self.problems]
-        if self.dropped_problems:
-            out.append(f"{self.name}: {self.dropped_problems} more problems")
-        if self.pending and not self.damaged_tail:
-            out.append(
-                f"{self.name}: ends with an incomplete record "
-                f"({len(self.pending)} bytes; still being written, or the "
-                "writer stopped); it is read once complete"
-            )
-        return out
-
-    def shrank(self) -> bool:
-        """Whether the file is now shorter than what was read (rewritten).
-
-        Only checked for local files: a remote stat per file per reload
-        costs a request.
-        """
-        if _is_remote(self.path):
-            return False
-        try:
-            size = os.path.getsize(_local(self.path))
-        except OSError:
-            return False
-        return size < self.offset + len(self.pending)
-
-    def read_new(self) -> Iterator[bytes]:
-        """Yields the bytes that arrived since the last read, in pieces."""
-        if _is_remote(self.path):
-            if self.remote_handle is None:
-                self.remote_handle = _gfile().GFile(self.path, "rb")
-            while True:
-                data = self.remote_handle.read(_READ_BYTES)
-                if not data:
-                    return
-                yield data
-        with open(_local(self.path), "rb") as handle:
-            handle.seek(self.offset + len(self.pending))
-            while True:
-                data = handle.read(_READ_BYTES)
-                if not data:
-                    return
-                yield data
-
-
 class _RunState:
     def __init__(self, run: str) -> None:
         self.run = run
-        self.files: dict[str, _FileState] = {}
+        self.files: dict[str, LogFile] = {}
         self.tags: set[str] = set()
         self.other_tags: dict[str, set[str]] = {}
         self.display_names: dict[str, str] = {}
@@ -166,6 +127,8 @@ class _RunState:
         # side file name -> ((mtime, size), source or None, problem)
         self.side_files: dict[str, tuple[Any, HParamSource | None, str]] = {}
         self.attempts = AttemptTracker()
+        self.skipped: dict[str, str] = {}  # file name -> why it is not read
+        self.repeats = StepRepeats()
 
     @property
     def format(self) -> str:
@@ -287,7 +250,7 @@ class Loader:
         with self._lock:
             started = time.monotonic()
             bytes_read = records = 0
-            found = list(self._discover())
+            found, skipped = self._discover()
             self._forget_changed_runs(found)
             self._progress = progress
             self._progress_done = 0
@@ -300,16 +263,13 @@ class Loader:
                     state = self._runs[run] = _RunState(run)
                     state.notes = self._notes.pop(run, [])
                 if name not in state.files:
-                    state.files[name] = _FileState(path, name, fmt)
+                    state.files[name] = LogFile(path, name, fmt)
             for state in self._runs.values():
-                if not self._store.has_run(state.run):
-                    self._store.set_meta(self._meta(state))
-                for file_state in sorted(
-                    state.files.values(), key=lambda f: f.name
-                ):
-                    read, count = self._read_file(state, file_state)
-                    bytes_read += read
-                    records += count
+                state.skipped = skipped.get(state.run, {})
+            for run in list(self._runs):
+                read, count = self._read_run(run)
+                bytes_read += read
+                records += count
             self._progress = None
             # Parents before their sub-runs, which take the parent's group.
             metas: dict[str, RunMeta] = {}
@@ -332,55 +292,47 @@ class Loader:
     def _forget_changed_runs(
         self, found: list[tuple[str, str, str, str]]
     ) -> None:
-        """Drops runs whose files were removed or shrank, to read them anew.
+        """Drops runs whose files were removed or changed, to read them anew.
 
         A regenerated or cleaned-up run must not show old points beside new
         ones (nor twice): its data is dropped and every current file read
-        from the start. A run with no files left disappears.
+        from the start. A run with no files left disappears. A file counts
+        as changed when it shrank, or when it was replaced or rewritten in
+        place whatever its new size (see `logfile`).
         """
         current: dict[str, set[str]] = {}
         for run, name, _, _ in found:
             current.setdefault(run, set()).add(name)
         for run, state in list(self._runs.items()):
             names = current.get(run, set())
-            removed = sorted(set(state.files) - names)
-            shrank = sorted(
-                f.name
-                for f in state.files.values()
-                if f.name in names and f.shrank()
-            )
-            if not removed and not shrank:
+            changes: dict[str, list[str]] = {}
+            for name in sorted(state.files):
+                change = state.files[name].change() if name in names else ""
+                if name not in names:
+                    changes.setdefault("removed", []).append(name)
+                elif change:
+                    changes.setdefault(change, []).append(name)
+            if not changes:
                 continue
             del self._runs[run]
             self._store.remove_run(run)
             if names:
-                what = "; ".join(
-                    part
-                    for part in (
-                        removed and f"removed: {', '.join(removed)}",
-                        shrank and f"rewritten: {', '.join(shrank)}",
-                    )
-                    if part
-                )
-                self._notes[run] = [
-                    f"files changed on disk ({what}); the run was read again "
-                    f"at {time.strftime('%H:%M:%S')}"
-                ]
+                self._notes[run] = [_reread_note(changes)]
 
     def runs_on_disk(self) -> list[str]:
         """Names of the runs under the roots now, without reading them."""
-        return sorted({run for run, _, _, _ in self._discover()})
+        return sorted({run for run, _, _, _ in self._discover()[0]})
 
     def _bytes_to_read(self, found: list[tuple[str, str, str, str]]) -> int:
         """Bytes of local files not read yet (for progress reports)."""
         total = 0
         for run, name, path, _ in found:
-            if _is_remote(path):
+            if is_remote(path):
                 continue
             state = self._runs.get(run)
             done = state.files.get(name) if state else None
             try:
-                size = os.path.getsize(_local(path))
+                size = os.path.getsize(local(path))
             except OSError:
                 continue
             if done is not None:
@@ -388,33 +340,81 @@ class Loader:
             total += max(size, 0)
         return total
 
-    def _discover(self) -> Iterator[tuple[str, str, str, str]]:
-        """(run, file name, path, format) of every log file under the roots."""
+    def _read_run(self, run: str) -> tuple[int, int]:
+        """Reads what arrived in a run's files; returns (bytes, records).
+
+        A remote file found rewritten while being read (its first bytes
+        changed) makes the run be dropped and read again from the start.
+        """
+        bytes_read = records = 0
+        for attempt in range(2):
+            state = self._runs[run]
+            if not self._store.has_run(run):
+                self._store.set_meta(self._meta(state))
+            try:
+                for file_state in sorted(
+                    state.files.values(), key=lambda f: f.name
+                ):
+                    read, count = self._read_file(state, file_state)
+                    bytes_read += read
+                    records += count
+                break
+            except Rewritten as rewritten:
+                self._store.remove_run(run)
+                fresh = self._runs[run] = _RunState(run)
+                fresh.skipped = state.skipped
+                fresh.files = {
+                    name: LogFile(f.path, name, f.format)
+                    for name, f in state.files.items()
+                }
+                fresh.notes = [_reread_note({"rewritten": [str(rewritten)]})]
+                if attempt:
+                    fresh.notes.append("it changed again while being read")
+        return bytes_read, records
+
+    def _discover(
+        self,
+    ) -> tuple[list[tuple[str, str, str, str]], dict[str, dict[str, str]]]:
+        """Log files under the roots, and look-alikes that are not read.
+
+        Returns:
+          (run, file name, path, format) of every log file, and per run the
+          names that look like logs but are not ({name: why}).
+        """
+        found: list[tuple[str, str, str, str]] = []
+        skipped: dict[str, dict[str, str]] = {}
+        for run, name, path in self._walk():
+            fmt, why = classify_file_name(name)
+            if fmt is not None:
+                found.append((run, name, path, fmt))
+            elif why:
+                skipped.setdefault(run, {})[name] = why
+        return found, skipped
+
+    def _walk(self) -> Iterator[tuple[str, str, str]]:
+        """(run, file name, path) of every file under the roots."""
         for log_root in self._roots:
-            if _is_remote(log_root.path):
-                walk: Iterator[tuple[str, list[str], list[str]]] = (
-                    _gfile().walk(log_root.path)
+            if is_remote(log_root.path):
+                walk: Iterator[tuple[str, list[str], list[str]]] = gfile().walk(
+                    log_root.path
                 )
             else:
-                walk = os.walk(_local(log_root.path))
-            root = _local(log_root.path)
+                walk = os.walk(local(log_root.path))
+            root = local(log_root.path)
             for directory, subdirs, names in walk:
                 subdirs[:] = sorted(
                     d for d in subdirs if d not in _SKIPPED_DIRS
                 )
                 relative = posixpath.relpath(
-                    _local(directory).replace(os.sep, "/"),
+                    local(directory).replace(os.sep, "/"),
                     root.replace(os.sep, "/"),
                 )
                 run = log_root.run_name(relative)
                 for name in sorted(names):
-                    fmt = file_format(name)
-                    if fmt is not None:
-                        path = posixpath.join(directory, name)
-                        yield run, name, path, fmt
+                    yield run, name, posixpath.join(directory, name)
 
     def _read_file(
-        self, state: _RunState, file_state: _FileState
+        self, state: _RunState, file_state: LogFile
     ) -> tuple[int, int]:
         """Reads what arrived in one file; returns (bytes, records)."""
         bytes_read = records = 0
@@ -432,24 +432,28 @@ class Loader:
         return bytes_read, records
 
     def _consume(
-        self, state: _RunState, file_state: _FileState, buf: bytes
+        self, state: _RunState, file_state: LogFile, buf: bytes
     ) -> int:
         """Frames and decodes `buf`; keeps what is not yet a whole record."""
-        if file_state.format == "visualdl":
-            starts, lengths, consumed, problems = visualdl.frame_records(
-                buf, file_offset=file_state.offset
-            )
+        frame = visualdl.frame if file_state.format == "visualdl" else None
+        framing = (frame or tfrecord.frame_records)(
+            buf,
+            file_offset=file_state.offset,
+            search_from=file_state.searched,
+        )
+        starts, lengths = framing.starts, framing.lengths
+        if frame is not None:
             chunk = visualdl.decode_records(buf, starts, lengths)
         else:
-            framing = tfrecord.frame_records(buf, file_offset=file_state.offset)
-            starts, lengths = framing.starts, framing.lengths
-            consumed, problems = framing.consumed, list(framing.problems)
-            file_state.damaged_tail = framing.damaged_tail
             chunk = tfevents.decode_records(buf, starts, lengths, state.plugins)
-        for problem in [*problems, *chunk.problems]:
+        for problem in [*framing.problems, *chunk.problems]:
             file_state.note(problem)
+        consumed = framing.consumed
         file_state.offset += consumed
         file_state.pending = buf[consumed:]
+        file_state.damaged_tail = framing.damaged_tail
+        file_state.need = framing.need
+        file_state.searched = max(0, framing.searched - consumed)
         self._store_chunk(state, chunk, file_state.name)
         return len(starts)
 
@@ -467,6 +471,7 @@ class Loader:
             file=file,
         )
         for tag, indices in chunk.scalar_groups():
+            state.repeats.add(file, tag, chunk.steps[indices])
             self._store.append_scalars(
                 run,
                 tag,
@@ -559,6 +564,15 @@ class Loader:
             warnings.extend(file_state.warnings())
         side = [state.side_files[name] for name in sorted(state.side_files)]
         warnings.extend(problem for _, _, problem in side if problem)
+        repeated = state.repeats.warning(
+            lambda tag: self._store.scalars(state.run, tag).steps
+        )
+        if repeated:
+            warnings.append(repeated)
+        warnings.extend(
+            f"skipped {name}: {why}"
+            for name, why in sorted(state.skipped.items())
+        )
         return RunMeta(
             run=state.run,
             group=override.group or group,
@@ -593,9 +607,9 @@ def _read_side_files(state: _RunState) -> None:
     (a request per name per run per reload would cost more than it gives).
     """
     paths = [f.path for f in state.files.values()]
-    if not paths or _is_remote(paths[0]):
+    if not paths or is_remote(paths[0]):
         return
-    directory = os.path.dirname(_local(paths[0]))
+    directory = os.path.dirname(local(paths[0]))
     for name in hparams.SIDE_FILES:
         path = os.path.join(directory, name)
         try:
@@ -609,3 +623,22 @@ def _read_side_files(state: _RunState) -> None:
             continue
         source, problem = hparams.read_side_file(path, name)
         state.side_files[name] = (stamp, source, problem)
+
+
+_CHANGE_WORDS = {
+    "removed": "removed",
+    "replaced": "replaced by another file",
+    "shrank": "rewritten shorter",
+    "rewritten": "rewritten in place (first bytes changed)",
+}
+
+
+def _reread_note(changes: dict[str, list[str]]) -> str:
+    what = "; ".join(
+        f"{_CHANGE_WORDS[kind]}: {', '.join(names)}"
+        for kind, names in changes.items()
+    )
+    return (
+        f"files changed on disk ({what}); the run was read again at "
+        f"{time.strftime('%H:%M:%S')}"
+    )

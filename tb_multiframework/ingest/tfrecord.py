@@ -24,6 +24,9 @@ _LENGTH = struct.Struct("<Q")
 _CRC = struct.Struct("<I")
 
 
+MAX_RECORD_BYTES = 256 << 20  # a longer length field is damage, not a record
+
+
 @dataclasses.dataclass(frozen=True)
 class Framing:
     """Records found in a buffer.
@@ -37,6 +40,11 @@ class Framing:
       damaged_tail: whether the pending bytes are the end of a corrupt region
         (kept only in case a valid record starts among them), rather than
         the start of a record still being written.
+      need: bytes the pending record needs in all (header included), once
+        its length is known; 0 when unknown or nothing is pending.
+      searched: position in the buffer before which no whole record starts
+        inside the pending bytes; pass it back as `search_from` (shifted by
+        `consumed`) so that a growing record is searched only once.
     """
 
     starts: np.ndarray
@@ -44,14 +52,26 @@ class Framing:
     consumed: int
     problems: tuple[str, ...]
     damaged_tail: bool = False
+    need: int = 0
+    searched: int = 0
 
 
-def frame_records(buf: bytes, *, file_offset: int = 0) -> Framing:
+def frame_records(
+    buf: bytes, *, file_offset: int = 0, search_from: int = 0
+) -> Framing:
     """Cuts `buf` into records, checking both checksums of each.
+
+    A length field that passes its checksum is still damage when it is
+    larger than MAX_RECORD_BYTES, or when the record it announces would run
+    past the end of `buf` while a whole valid record starts inside it: a
+    record being written contains no whole records. Damage is skipped to the
+    next whole valid record, so at most one real record is ever pending.
 
     Args:
       buf: bytes read from a file, starting at a record boundary.
       file_offset: position of `buf` in its file, for messages.
+      search_from: position in `buf` before which an earlier call found no
+        record starting inside the pending bytes (its `searched`).
 
     Returns:
       The records, how much of `buf` is consumed, and any corruption found.
@@ -61,44 +81,87 @@ def frame_records(buf: bytes, *, file_offset: int = 0) -> Framing:
     lengths_parts: list[np.ndarray] = []
     problems: list[str] = []
     pos = 0
-    damaged_tail = False
     while True:
         starts, lengths, stop = _scan(buf, pos)
         bad = _first_bad_record(array, buf, starts, lengths)
         if bad is None:
             starts_parts.append(starts)
             lengths_parts.append(lengths)
-            if stop + _HEADER <= len(buf) and not _header_ok(buf, stop):
-                bad_at = stop  # the tail's header is garbage, not torn
-            else:
-                consumed = stop
-                break
+            tail = _check_tail(array, buf, stop, max(stop + 1, search_from))
+            if isinstance(tail, _Pending):
+                return Framing(
+                    starts=np.concatenate(starts_parts),
+                    lengths=np.concatenate(lengths_parts),
+                    consumed=stop,
+                    problems=tuple(problems),
+                    need=tail.need,
+                    searched=tail.searched,
+                )
+            bad_at, why = stop, tail
         else:
             starts_parts.append(starts[:bad])
             lengths_parts.append(lengths[:bad])
             bad_at = int(starts[bad]) - _HEADER
-        resume = _resync(array, buf, bad_at + 1)
+            why = "a record whose checksum does not match"
+        whole, arriving = _find_record(array, buf, bad_at + 1)
+        resume = whole if whole is not None else arriving
         if resume is None:
             # Nothing valid after the damage yet; keep the last bytes in case
             # a valid record starts among them once the file grows.
             consumed = max(bad_at + 1, len(buf) - _HEADER + 1)
-            damaged_tail = True
             problems.append(
                 f"corrupt data from byte {file_offset + bad_at} to the end "
-                f"of what was read ({consumed - bad_at} bytes skipped)"
+                f"of what was read ({consumed - bad_at} bytes skipped): {why}"
             )
-            break
+            return Framing(
+                starts=np.concatenate(starts_parts),
+                lengths=np.concatenate(lengths_parts),
+                consumed=consumed,
+                problems=tuple(problems),
+                damaged_tail=True,
+            )
         problems.append(
             f"corrupt data at bytes {file_offset + bad_at}-"
-            f"{file_offset + resume} ({resume - bad_at} bytes skipped)"
+            f"{file_offset + resume} ({resume - bad_at} bytes skipped): {why}"
         )
         pos = resume
-    return Framing(
-        starts=np.concatenate(starts_parts),
-        lengths=np.concatenate(lengths_parts),
-        consumed=consumed,
-        problems=tuple(problems),
-        damaged_tail=damaged_tail,
+
+
+@dataclasses.dataclass(frozen=True)
+class _Pending:
+    need: int
+    searched: int
+
+
+def _check_tail(
+    array: np.ndarray, buf: bytes, stop: int, search_from: int
+) -> _Pending | str:
+    """Whether what follows the last whole record is a record arriving.
+
+    Returns:
+      `_Pending` for a record still being written (or nothing at all), or
+      why the bytes at `stop` are damage.
+    """
+    if stop + _HEADER > len(buf):
+        return _Pending(need=_HEADER if stop < len(buf) else 0, searched=stop)
+    if not _header_ok(buf, stop):
+        return "a record header whose checksum does not match"
+    (length,) = _LENGTH.unpack_from(buf, stop)
+    if length > MAX_RECORD_BYTES:
+        return (
+            f"a record length of {length} bytes, more than any writer "
+            f"produces ({MAX_RECORD_BYTES} at most)"
+        )
+    whole, arriving = _find_record(array, buf, search_from)
+    if whole is not None:
+        return (
+            f"a record header announcing {length} bytes, but a whole valid "
+            f"record starts {whole - stop} bytes later"
+        )
+    unchecked = max(search_from, len(buf) - _HEADER + 1)
+    return _Pending(
+        need=_HEADER + length + _FOOTER,
+        searched=unchecked if arriving is None else arriving,
     )
 
 
@@ -238,27 +301,62 @@ def _first_bad_record(
     return int(bad[0]) if len(bad) else None
 
 
-_RESYNC_WINDOW = 1 << 20  # bytes searched for a valid header per step
+_RESYNC_WINDOW = (
+    1 << 16
+)  # positions searched at once (~20 bytes of memory each)
 
 
-def _resync(array: np.ndarray, buf: bytes, start: int) -> int | None:
-    """First position at or after `start` where a whole valid record starts."""
+def _find_record(
+    array: np.ndarray, buf: bytes, start: int
+) -> tuple[int | None, int | None]:
+    """Where a record starts at or after `start`.
+
+    Returns:
+      (first position of a whole valid record, first position of a valid
+      header whose record runs past the end of `buf`); either may be None.
+      Lengths above MAX_RECORD_BYTES never count as valid.
+    """
     size = len(buf)
     lo = start
+    arriving = None
     while lo + _HEADER <= size:
         hi = min(lo + _RESYNC_WINDOW, size - _HEADER + 1)
-        candidates = np.arange(lo, hi, dtype=np.int64)
-        ok = masked_crc32c_many(
-            array, candidates, np.full(len(candidates), 8, dtype=np.int64)
-        ) == _stored_crcs(array, candidates + 8)
-        for pos in np.flatnonzero(ok) + lo:
-            (length,) = _LENGTH.unpack_from(buf, int(pos))
-            end = int(pos) + _HEADER + length + _FOOTER
+        windows = np.lib.stride_tricks.sliding_window_view(array[lo:], 8)
+        lengths = np.ascontiguousarray(windows[: hi - lo]).view("<u8")[:, 0]
+        # The length check is cheap and rules out almost every position of
+        # random bytes before the checksum is computed.
+        crc_windows = np.lib.stride_tricks.sliding_window_view(
+            array[lo + 8 :], 4
+        )
+        stored = np.ascontiguousarray(crc_windows[: hi - lo]).view("<u4")[:, 0]
+        # Cheap checks first: a length no writer produces, or twelve zero
+        # bytes (a zero-filled region, the usual leftover of a crash).
+        plausible = (lengths <= MAX_RECORD_BYTES) & ((lengths | stored) != 0)
+        candidates = np.flatnonzero(plausible) + lo
+        ok = _length_crcs(lengths[plausible]) == stored[plausible]
+        for pos in candidates[ok].tolist():
+            (length,) = _LENGTH.unpack_from(buf, pos)
+            end = pos + _HEADER + length + _FOOTER
             if end > size:
-                return int(pos)  # valid header of a record still arriving
-            payload = buf[int(pos) + _HEADER : end - _FOOTER]
+                if arriving is None:
+                    arriving = pos
+                continue
+            payload = buf[pos + _HEADER : end - _FOOTER]
             (stored,) = _CRC.unpack_from(buf, end - _FOOTER)
             if masked_crc32c(payload) == stored:
-                return int(pos)
+                return pos, arriving
         lo = hi
-    return None
+    return None, arriving
+
+
+def _length_crcs(lengths: np.ndarray) -> np.ndarray:
+    """Masked CRC of each uint64 length, computed once per distinct value
+    (a run of zero bytes is a million positions of one length)."""
+    distinct, inverse = np.unique(lengths, return_inverse=True)
+    packed = np.ascontiguousarray(distinct, dtype="<u8").view(np.uint8)
+    crcs = masked_crc32c_many(
+        packed,
+        np.arange(0, 8 * len(distinct), 8, dtype=np.int64),
+        np.full(len(distinct), 8, dtype=np.int64),
+    )
+    return crcs[inverse.reshape(-1)]

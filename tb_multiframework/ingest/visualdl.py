@@ -14,6 +14,7 @@ Timestamps are milliseconds; `add_scalars(main, {sub: v})` is read as tag
 
 from __future__ import annotations
 
+import dataclasses
 import struct
 from typing import Any
 
@@ -27,11 +28,12 @@ from tb_multiframework.ingest.decoded import (
     Histogram,
     ScalarColumns,
 )
+from tb_multiframework.ingest.tfrecord import MAX_RECORD_BYTES, Framing
 from tb_multiframework.ingest.wire import Matcher
 
 _LENGTH = struct.Struct("<Q")
 _HEADER = 8  # bytes of the length prefix
-_MAX_RECORD = 1 << 30  # bytes; a longer "length" is damage, not a record
+_MIN_RECORD = 2  # bytes of the smallest record: one empty value
 
 _F = descriptor_pb2.FieldDescriptorProto
 
@@ -146,42 +148,271 @@ Record = _build_record_class()
 def frame_records(
     buf: bytes, *, file_offset: int = 0
 ) -> tuple[np.ndarray, np.ndarray, int, list[str]]:
-    """Cuts `buf` into records.
+    """Cuts `buf` into records (see `frame`).
 
     Returns:
-      (payload starts, payload lengths, bytes consumed, problems). Bytes after
-      the last whole record are left unconsumed (a record still arriving). A
-      length beyond any sane record size stops reading the file there, with a
-      problem reported, because without checksums nothing after it can be
-      trusted to start a record.
+      (payload starts, payload lengths, bytes consumed, problems).
     """
-    unpack = _LENGTH.unpack_from
+    framing = frame(buf, file_offset=file_offset)
+    return (
+        framing.starts,
+        framing.lengths,
+        framing.consumed,
+        list(framing.problems),
+    )
+
+
+def frame(buf: bytes, *, file_offset: int = 0, search_from: int = 0) -> Framing:
+    """Cuts `buf` into records; bytes after the last whole one are pending.
+
+    With no checksum, damage shows as a frame no writer produces: a length
+    below 2 or above MAX_RECORD_BYTES, a payload not starting with the
+    `Record.values` key (every record VisualDL writes does), or a record
+    running past the end of `buf` while a whole record starts inside it (a
+    record being written contains none). Damage is skipped to the next
+    *verified* record: a length whose payload parses as a non-empty
+    `Record` whose values all have a kind, with no unknown field, and, if
+    shorter than 16 bytes, is followed by the end of `buf` or by a
+    plausible frame whose payload, if whole, verifies too. Every real
+    record after the damage passes, so the first one is where reading
+    resumes, unless the damaged bytes happen to hold such a record (random
+    bytes essentially never do). When the damage follows a record whose
+    length ran into the next one (a record cut short by a crash, then a new
+    writer appending), that record is dropped and reading resumes inside
+    it, if both lie in `buf`. Without a checksum, a cut record that the
+    bytes after it complete into something that parses reads as a record.
+    At most one real record is ever pending.
+
+    Args:
+      buf: bytes read from a file, starting at a record boundary.
+      file_offset: position of `buf` in its file, for messages.
+      search_from: `searched` of the previous call, shifted by what it
+        consumed: the pending bytes before it hold no record start.
+    """
     size = len(buf)
     starts: list[int] = []
     lengths: list[int] = []
     problems: list[str] = []
     pos = 0
+    while True:
+        first = len(starts)
+        segment = pos
+        pos, why = _follow(buf, pos, starts, lengths)
+        bad = _first_unreadable(buf, starts[first:], lengths[first:])
+        if bad is not None:
+            pos = starts[first + bad] - _HEADER
+            del starts[first + bad :], lengths[first + bad :]
+            why = "a record that does not parse as a VisualDL Record"
+        elif why is None:
+            pending = _pending_tail(buf, pos, max(pos + 1, search_from))
+            if isinstance(pending, Framing):
+                return dataclasses.replace(
+                    pending,
+                    starts=np.array(starts, dtype=np.int64),
+                    lengths=np.array(lengths, dtype=np.int64),
+                    problems=tuple(problems),
+                )
+            why = pending
+        if len(starts) > first and starts[-1] - _HEADER >= segment:
+            # The frame before the damage may be a record cut short whose
+            # length ran into the next one: a record starting inside it
+            # says so.
+            previous = starts[-1] - _HEADER
+            inside, _ = _find_record(buf, previous + 1, limit=pos)
+            if inside is not None:
+                del starts[-1], lengths[-1]
+                pos = previous
+                why = "a record cut short, running into the next one"
+        whole, arriving = _find_record(buf, pos + 1)
+        resume = whole if whole is not None else arriving
+        if resume is None:
+            consumed = max(pos + 1, size - _HEADER + 1)
+            problems.append(
+                f"corrupt data from byte {file_offset + pos} to the end of "
+                f"what was read ({consumed - pos} bytes skipped): {why}"
+            )
+            return Framing(
+                starts=np.array(starts, dtype=np.int64),
+                lengths=np.array(lengths, dtype=np.int64),
+                consumed=consumed,
+                problems=tuple(problems),
+                damaged_tail=True,
+            )
+        problems.append(
+            f"corrupt data at bytes {file_offset + pos}-{file_offset + resume} "
+            f"({resume - pos} bytes skipped): {why}"
+        )
+        pos = resume
+
+
+def _follow(
+    buf: bytes, pos: int, starts: list[int], lengths: list[int]
+) -> tuple[int, str | None]:
+    """Appends whole records from `pos`; returns where it stopped and why.
+
+    The reason is None at the end of `buf` or a record still arriving,
+    else what is wrong with the frame at the returned position.
+    """
+    unpack = _LENGTH.unpack_from
+    size = len(buf)
     while pos + _HEADER <= size:
         (length,) = unpack(buf, pos)
-        if length > _MAX_RECORD:
-            problems.append(
-                f"impossible record length {length} at byte "
-                f"{file_offset + pos}; the rest of the file "
-                f"({size - pos} bytes read so far) is not read"
+        if not _MIN_RECORD <= length <= MAX_RECORD_BYTES:
+            return (
+                pos,
+                f"a record length of {length} bytes, which no writer produces",
             )
-            pos = size
-            break
-        if pos + _HEADER + length > size:
-            break
+        if pos + _HEADER < size and buf[pos + _HEADER] != _VALUES:
+            return pos, "a record that does not start like a VisualDL Record"
+        end = pos + _HEADER + length
+        if end > size:
+            return pos, None
         starts.append(pos + _HEADER)
         lengths.append(length)
-        pos += _HEADER + length
-    return (
+        pos = end
+    return pos, None
+
+
+def _pending_tail(buf: bytes, pos: int, search_from: int) -> Framing | str:
+    """A pending tail at `pos` (an empty framing to fill), or why not."""
+    size = len(buf)
+    if pos + _HEADER > size:
+        need = _HEADER if pos < size else 0
+        return _empty_framing(pos, need=need, searched=pos)
+    (length,) = _LENGTH.unpack_from(buf, pos)
+    whole, arriving = _find_record(buf, search_from)
+    if whole is not None:
+        return (
+            f"a record length of {length} bytes, but a whole record starts "
+            f"{whole - pos} bytes later"
+        )
+    unchecked = max(search_from, size - _HEADER + 1)
+    return _empty_framing(
+        pos,
+        need=_HEADER + length,
+        searched=unchecked if arriving is None else arriving,
+    )
+
+
+def _empty_framing(consumed: int, *, need: int, searched: int) -> Framing:
+    empty = np.zeros(0, dtype=np.int64)
+    return Framing(
+        starts=empty,
+        lengths=empty,
+        consumed=consumed,
+        problems=(),
+        need=need,
+        searched=searched,
+    )
+
+
+_SEARCH_WINDOW = 1 << 16  # positions examined at once when resynchronising
+# A verified record this long is taken as is; a shorter one must also be
+# followed by a plausible frame (the next record may be damaged too).
+_SURE_RECORD = 16  # bytes
+
+
+def _find_record(
+    buf: bytes, start: int, *, limit: int | None = None
+) -> tuple[int | None, int | None]:
+    """(first verified record at or after `start` and before `limit`, first
+    plausible frame running past the end of `buf`); either may be None."""
+    array = np.frombuffer(buf, dtype=np.uint8)
+    size = len(buf)
+    stop = size - _HEADER if limit is None else min(limit, size - _HEADER)
+    lo = start
+    arriving = None
+    while lo < stop:
+        hi = min(lo + _SEARCH_WINDOW, stop)
+        windows = np.lib.stride_tricks.sliding_window_view(array[lo:], 8)
+        frame_lengths = np.ascontiguousarray(windows[: hi - lo]).view("<u8")
+        frame_lengths = frame_lengths[:, 0]
+        first_bytes = array[lo + _HEADER : hi + _HEADER]
+        plausible = (
+            (frame_lengths >= _MIN_RECORD)
+            & (frame_lengths <= MAX_RECORD_BYTES)
+            & (first_bytes == _VALUES)
+        )
+        for pos in (np.flatnonzero(plausible) + lo).tolist():
+            end = pos + _HEADER + int(frame_lengths[pos - lo])
+            if end > size:
+                if arriving is None:
+                    arriving = pos
+            elif _verified(buf, pos + _HEADER, end) and (
+                end - pos - _HEADER >= _SURE_RECORD or _frame_follows(buf, end)
+            ):
+                return pos, arriving
+        lo = hi
+    last = size - _HEADER  # a header with no payload byte yet
+    if arriving is None and limit is None and last >= start:
+        (length,) = _LENGTH.unpack_from(buf, last)
+        if _MIN_RECORD <= length <= MAX_RECORD_BYTES:
+            arriving = last
+    return None, arriving
+
+
+def _frame_follows(buf: bytes, pos: int) -> bool:
+    """Whether `pos` is the end of `buf` or starts a plausible frame."""
+    size = len(buf)
+    if pos + _HEADER > size:
+        return True  # the end, or a header being written
+    (length,) = _LENGTH.unpack_from(buf, pos)
+    if not _MIN_RECORD <= length <= MAX_RECORD_BYTES:
+        return False
+    if pos + _HEADER == size:
+        return True
+    if buf[pos + _HEADER] != _VALUES:
+        return False
+    end = pos + _HEADER + length
+    return end > size or _verified(buf, pos + _HEADER, end)
+
+
+def _first_unreadable(
+    buf: bytes, starts: list[int], lengths: list[int]
+) -> int | None:
+    """Index of the first frame whose payload is not a Record.
+
+    A frame cut short by a crash and followed by a new writer's records
+    (VisualDL appends to a `filename` that exists) keeps a plausible
+    length, so frames are checked: one-scalar records by their shape, all
+    at once, the others by parsing them.
+    """
+    if not starts:
+        return None
+    array = np.frombuffer(buf, dtype=np.uint8)
+    shape = _scalar_shape(
+        array,
         np.array(starts, dtype=np.int64),
         np.array(lengths, dtype=np.int64),
-        pos,
-        problems,
     )
+    for index in np.flatnonzero(~shape.ok).tolist():
+        start = starts[index]
+        if _parse(buf[start : start + lengths[index]]) is None:
+            return index
+    return None
+
+
+def _parse(payload: bytes) -> Any:
+    """The Record in `payload` if it parses and has values, else None."""
+    try:
+        record = Record.FromString(payload)
+    except DecodeError:
+        return None
+    return record if record.values else None
+
+
+def _verified(buf: bytes, start: int, end: int) -> bool:
+    """Whether buf[start:end] is, beyond reasonable doubt, a record: it
+    parses, every value has a kind, and no field is unknown (random bytes
+    that happen to parse essentially always hold unknown fields)."""
+    record = _parse(buf[start:end])
+    if record is None or any(
+        v.WhichOneof("one_value") is None for v in record.values
+    ):
+        return False
+    size = record.ByteSize()
+    record.DiscardUnknownFields()
+    return record.ByteSize() == size
 
 
 # Record/Value field keys (field number << 3 | wire type).
@@ -214,6 +445,19 @@ def decode_records(
     return chunk
 
 
+@dataclasses.dataclass(frozen=True)
+class _ScalarShape:
+    """Fields of records holding one `add_scalar` value (where `ok`)."""
+
+    ok: np.ndarray
+    matcher: Matcher
+    step: np.ndarray
+    tag_start: np.ndarray
+    tag_length: np.ndarray
+    millis: np.ndarray
+    value: np.ndarray
+
+
 def _match_scalars(
     array: np.ndarray,
     starts: np.ndarray,
@@ -221,6 +465,23 @@ def _match_scalars(
     columns: ScalarColumns,
 ) -> np.ndarray:
     """Records of one `add_scalar` value; returns the mask of the others."""
+    shape = _scalar_shape(array, starts, lengths)
+    tags, ids = shape.matcher.strings(shape.tag_start, shape.tag_length)
+    matched = np.flatnonzero(shape.ok)
+    columns.add_vectorised(
+        matched,
+        tags,
+        ids[matched],
+        shape.step[matched],
+        shape.millis[matched] / 1000.0,
+        shape.value[matched],
+    )
+    return ~shape.ok
+
+
+def _scalar_shape(
+    array: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+) -> _ScalarShape:
     m = Matcher(array, starts, lengths)
     m.expect(_VALUES)
     value_length = m.short_length()
@@ -238,17 +499,7 @@ def _match_scalars(
     m.expect(_SCALAR)
     value = m.fixed("<f4")
     m.require_end()
-    tags, ids = m.strings(tag_start, tag_length)
-    matched = np.flatnonzero(m.ok)
-    columns.add_vectorised(
-        matched,
-        tags,
-        ids[matched],
-        step[matched],
-        millis[matched] / 1000.0,
-        value[matched],
-    )
-    return ~m.ok
+    return _ScalarShape(m.ok, m, step, tag_start, tag_length, millis, value)
 
 
 def _decode_value(

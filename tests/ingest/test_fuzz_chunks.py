@@ -146,6 +146,8 @@ def _run_batch(fmt: str, cases: list[int], tmp) -> str | None:
 def _check(store: Store, run: str, expected: fuzz_streams.Expected) -> None:
     summary = store.summary(run)
     meta = summary.meta
+    # One file a run: steps repeated inside it are no restart, so nothing
+    # at all is said (ingest/repeats.py).
     assert meta.warnings == (), meta.warnings
     assert set(summary.scalar_tags) == set(expected.scalars)
     for tag, (steps, walls, values) in expected.scalars.items():

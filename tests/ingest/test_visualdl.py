@@ -62,9 +62,15 @@ def test_torn_record_is_left_pending():
         assert len(starts) == 4 and consumed == last and problems == []
 
 
-def test_impossible_length_stops_with_a_problem():
+def test_impossible_length_is_skipped_to_the_next_record():
+    """Issue 13: a length of 2^40 used to stop reading the file there."""
     buf = vdl_records([vdl_value("a", 1, 1000, scalar=1.0)])
+    bad_at = len(buf)
     buf += struct.pack("<Q", 1 << 40) + b"junk"
+    buf += vdl_records([vdl_value("a", 2, 2000, scalar=2.0)])
     starts, lengths, consumed, problems = visualdl.frame_records(buf)
-    assert len(starts) == 1 and consumed == len(buf)
-    assert "impossible record length" in problems[0]
+    assert len(starts) == 2 and consumed == len(buf)
+    assert problems == [
+        f"corrupt data at bytes {bad_at}-{bad_at + 12} (12 bytes skipped): "
+        f"a record length of {1 << 40} bytes, which no writer produces"
+    ]

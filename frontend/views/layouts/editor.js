@@ -772,8 +772,8 @@ export class Editor {
       h("p", {
         className: "tbmf-lay-hint",
         text: byMetric
-          ? "Python regexes over canonical names, matched from the start (re.match)."
-          : "Python regexes over raw tags, matched from the start (re.match), as TensorBoard does; end with $ to match whole tags.",
+          ? "Python regexes over canonical names, matched from the start (re.match), in linear time (no backreferences or lookarounds)."
+          : "Python regexes over raw tags, matched from the start (re.match), as TensorBoard does, in linear time (no backreferences or lookarounds); end with $ to match whole tags.",
       }),
       rows,
       addButton(

@@ -1,0 +1,105 @@
+"""Steps a run logged again in another file (a resumed run writing a second
+file that starts again at step 0, a restarted loop), for its warnings.
+
+Every point is kept and served; this only says that some steps appear in
+more than one file, and which. Repeats inside one file are not a restart:
+PyTorch Lightning logs its `epoch` counter three times at each epoch's last
+step, the HF Trainer its `train/epoch` at evaluation and logging steps, and
+a resumed run always opens a new file. It costs O(points appended): each
+(tag, file) keeps its step range, and the exact count (a sort of that tag's
+steps) is computed only for tags whose files' ranges overlap, and only when
+they got new points.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+
+class StepRepeats:
+    """Tracks, for one run, which scalar tags a later file logged again."""
+
+    def __init__(self) -> None:
+        # tag -> file -> (lowest, highest) step, files in first-seen order
+        self._ranges: dict[str, dict[str, tuple[int, int]]] = {}
+        self._changed: set[str] = set()  # tags to count again
+        self._repeated: dict[str, tuple[np.ndarray, int, list[str]]] = {}
+        self._warning = ""
+
+    def add(self, file: str, tag: str, steps: np.ndarray) -> None:
+        """Notes points appended to `tag` from `file`, in logged order."""
+        if len(steps) == 0:
+            return
+        lo, hi = int(steps.min()), int(steps.max())
+        files = self._ranges.setdefault(tag, {})
+        old = files.get(file)
+        files[file] = (
+            (lo, hi) if old is None else (min(old[0], lo), max(old[1], hi))
+        )
+        low, high = files[file]
+        if any(
+            other != file and a <= high and b >= low
+            for other, (a, b) in files.items()
+        ):
+            self._changed.add(tag)
+
+    def warning(self, steps_of: Callable[[str], np.ndarray]) -> str:
+        """The run's warning, or "" when no file logged a step again.
+
+        Args:
+          steps_of: all steps of a tag, from the store.
+        """
+        if not self._changed:
+            return self._warning
+        for tag in sorted(self._changed):
+            found = self._count(tag, steps_of(tag))
+            if found is None:
+                self._repeated.pop(tag, None)
+            else:
+                self._repeated[tag] = found
+        self._changed.clear()
+        self._warning = self._describe()
+        return self._warning
+
+    def _count(
+        self, tag: str, steps: np.ndarray
+    ) -> tuple[np.ndarray, int, list[str]] | None:
+        """Steps of `tag` inside two files' ranges and logged more than
+        once, the most times one was logged, and the files involved."""
+        files = list(self._ranges[tag].items())
+        inside = np.zeros(len(steps), dtype=bool)
+        involved: set[str] = set()
+        for i, (name_a, (a_lo, a_hi)) in enumerate(files):
+            for name_b, (b_lo, b_hi) in files[i + 1 :]:
+                lo, hi = max(a_lo, b_lo), min(a_hi, b_hi)
+                if lo <= hi:
+                    inside |= (steps >= lo) & (steps <= hi)
+                    involved.update((name_a, name_b))
+        values, counts = np.unique(steps[inside], return_counts=True)
+        twice = counts > 1
+        if not twice.any():
+            return None
+        return values[twice], int(counts.max()), sorted(involved)
+
+    def _describe(self) -> str:
+        if not self._repeated:
+            return ""
+        steps = np.unique(
+            np.concatenate([s for s, _, _ in self._repeated.values()])
+        )
+        lo, hi = int(steps[0]), int(steps[-1])
+        times = max(n for _, n, _ in self._repeated.values())
+        files = sorted(
+            {f for _, _, names in self._repeated.values() for f in names}
+        )
+        span = f"step {lo}" if lo == hi else f"steps {lo}–{hi}"
+        count = "twice" if times == 2 else f"{times} times"
+        tags = len(self._repeated)
+        return (
+            f"{span} logged {count} ({len(files)} files: {', '.join(files)}; "
+            f"{len(steps)} distinct step{'s' if len(steps) > 1 else ''}, "
+            f"{tags} tag{'s' if tags > 1 else ''}): a resumed or restarted "
+            "run; every point is kept"
+        )
