@@ -45,8 +45,8 @@ from tb_multiframework.core.types import (
     Excluded,
     RunInfo,
 )
-from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.layout_store import LayoutStore
+from tb_multiframework.sources import Source
 from tb_multiframework.store import HistogramSeries, RunSummary, Store
 
 _CACHE_ENTRIES = 64  # answers kept per data version
@@ -141,7 +141,7 @@ class Api:
 
     Args:
       store: the series store.
-      loader: the loader filling it (for load state).
+      loader: the source filling it (for load state), None without one.
       config_file: the user config.
       layout_store: where user layouts are saved, with the reason for the
         place; None when no place is writable.
@@ -150,7 +150,7 @@ class Api:
     def __init__(
         self,
         store: Store,
-        loader: Loader,
+        loader: Source | None,
         config_file: ConfigFile,
         layout_store: LayoutStore | None,
         layout_path_reason: str,
@@ -302,16 +302,26 @@ class Api:
     def runs(self) -> dict[str, Any]:
         """`GET runs`: the run catalog."""
         ctx = self._context()
-        stats = self._loader.last_stats
+        loader = self._loader
+        stats = loader.last_stats if loader is not None else None
         errors = [
-            e for e in (self._config_file.error, self._loader.last_error) if e
+            e
+            for e in (
+                self._config_file.error,
+                (
+                    loader.last_error
+                    if loader is not None
+                    else "no logdir and no data provider"
+                ),
+            )
+            if e
         ] + list(ctx.errors)
         return {
             "runs": [
                 _run_entry(summary, ctx.epoch_maps[run])
                 for run, summary in sorted(ctx.summaries.items())
             ],
-            "loading": not self._loader.loaded_once.is_set(),
+            "loading": loader is not None and not loader.loaded_once.is_set(),
             "dataVersion": self._store.version,
             "reload": (
                 None
@@ -319,6 +329,7 @@ class Api:
                 else {"seconds": stats.seconds, "bytesRead": stats.bytes_read}
             ),
             "errors": errors,
+            "source": loader.status().to_json() if loader is not None else None,
         }
 
     def metrics(self) -> dict[str, Any]:

@@ -30,13 +30,13 @@ from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
-from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.layout_store import (
     LayoutExistsError,
     LayoutStore,
     LayoutStoreError,
     resolve_layouts_path,
 )
+from tb_multiframework.sources import SOURCES, make_source
 from tb_multiframework.store import Store
 
 PLUGIN_NAME = "tb_multiframework"
@@ -92,6 +92,16 @@ class MultiframeworkLoader(base_plugin.TBLoader):
             "(default: <logdir>/.tb_multiframework when writable, else the "
             "user's config directory).",
         )
+        group.add_argument(
+            "--tbmf_source",
+            choices=SOURCES,
+            default="auto",
+            help="Where the tb_multiframework tab reads runs: 'files' (reads "
+            "the logdir itself, every point), 'provider' (through "
+            "TensorBoard's data provider, e.g. --grpc_data_provider; "
+            "sampled unless --samples_per_plugin keeps all) or 'auto' "
+            "(files when the logdir is readable from this process).",
+        )
 
     def load(self, context: base_plugin.TBContext) -> MultiframeworkPlugin:
         return MultiframeworkPlugin(context)
@@ -120,8 +130,13 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         )
         config_file.refresh()
         store = Store()
-        self._loader = Loader(
-            self._logdir, store, config=lambda: config_file.config
+        self._loader, self._source_reason = make_source(
+            getattr(flags, "tbmf_source", "auto") or "auto",
+            logdir=self._logdir,
+            data_provider=context.data_provider,
+            flags=flags,
+            store=store,
+            config=lambda: config_file.config,
         )
         layout_store, reason = _layout_store(
             self._logdir, getattr(flags, "tbmf_layouts_dir", "") or None
@@ -129,12 +144,14 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         self._api = api.Api(
             store, self._loader, config_file, layout_store, reason
         )
-        if self._logdir:
+        if self._loader is not None:
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
             blocking = getattr(flags, "reload_task", "auto") == "blocking"
             if blocking:
-                self._loader.reload()
-                self._loader.loaded_once.set()
+                try:
+                    self._loader.reload()
+                finally:
+                    self._loader.loaded_once.set()
             if interval > 0 or not blocking:
                 self._loader.start(interval, wait_first=blocking)
 
@@ -155,7 +172,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         }
 
     def is_active(self) -> bool:
-        return bool(self._logdir)
+        return self._loader is not None
 
     def frontend_metadata(self) -> base_plugin.FrontendMetadata:
         return base_plugin.FrontendMetadata(

@@ -276,6 +276,21 @@ class Store:
                 with self._lock:
                     columns.merged(_merge_hist_column)
 
+    def replace_run(self, scratch: Store, run: str) -> None:
+        """Puts `scratch`'s run `run` in place of this store's, at once.
+
+        A source that re-reads a run whole (the data provider) builds it in
+        a scratch store, so requests never see it half read or missing.
+        """
+        with scratch._lock:
+            state = scratch._runs[run]
+        with self._lock:
+            old = self._runs.get(run)
+            if old is not None:
+                state.version += old.version + 1  # never an old value
+            self._runs[run] = state
+            self._version += 1
+
     def remove_run(self, run: str) -> None:
         with self._lock:
             if self._runs.pop(run, None) is not None:

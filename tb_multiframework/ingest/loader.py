@@ -23,6 +23,7 @@ from typing import Any, Callable, Iterator
 from tb_multiframework.config import Config
 from tb_multiframework.ingest import detect, tfevents, tfrecord, visualdl
 from tb_multiframework.ingest.decoded import DecodedChunk
+from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
@@ -168,7 +169,7 @@ class ReloadStats:
     runs: int
 
 
-class Loader:
+class Loader(PeriodicReload):
     """Reads every run under `logdir` into `store`, incrementally.
 
     Args:
@@ -180,55 +181,14 @@ class Loader:
     def __init__(
         self, logdir: str, store: Store, *, config: Callable[[], Config]
     ) -> None:
+        super().__init__()
         self._logdir = logdir.rstrip("/") or "/"
         self._store = store
         self._config = config
         self._runs: dict[str, _RunState] = {}
         self._notes: dict[str, list[str]] = {}  # for runs read again
         self._lock = threading.Lock()  # one reload at a time
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self.loaded_once = threading.Event()
         self.last_stats: ReloadStats | None = None
-        self.last_error = ""
-
-    def start(self, interval: float, *, wait_first: bool = False) -> None:
-        """Loads in a background thread, then every `interval` seconds.
-
-        With `interval` <= 0 the logdir is loaded once, as TensorBoard does
-        with `--reload_interval 0`. With `wait_first` the first load waits
-        one interval (the caller has just loaded).
-        """
-        if self._thread is not None:
-            return
-        self._thread = threading.Thread(
-            target=self._run_forever,
-            args=(interval, wait_first),
-            name="tb_multiframework-loader",
-            daemon=True,
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _run_forever(self, interval: float, wait_first: bool) -> None:
-        if wait_first:
-            self._stop.wait(interval)
-        while not self._stop.is_set():
-            try:
-                self.reload()
-                self.last_error = ""
-            except Exception as error:  # noqa: BLE001 - keep the thread alive
-                # A bug while reading must not end reloading for good; it is
-                # logged and shown in the catalog.
-                logger.exception("tb_multiframework: reload failed")
-                self.last_error = f"reload failed: {error!r}"
-            finally:
-                self.loaded_once.set()
-            if interval <= 0:
-                return
-            self._stop.wait(interval)
 
     def reload(self) -> ReloadStats:
         """Discovers new runs and files and reads every new byte."""

@@ -72,7 +72,7 @@ class TensorBoardServer:
 
     process: subprocess.Popen[str]
     base_url: str  # ends with "/", includes the path prefix
-    logdir: Path
+    logdir: Path | None
     load_fast: str
     path_prefix: str
     log: list[str] = field(default_factory=list)
@@ -112,7 +112,7 @@ def _tensorboard_command() -> list[str]:
 
 
 def start_tensorboard(
-    logdir: Path,
+    logdir: Path | None,
     *,
     load_fast: str = "false",
     path_prefix: str = "",
@@ -120,12 +120,17 @@ def start_tensorboard(
 ) -> TensorBoardServer:
     """Starts TensorBoard on a free port and waits until the plugin loaded.
 
+    Args:
+        logdir: ``--logdir``; None for none (with ``--grpc_data_provider``
+            in ``extra_args``).
+
     Raises:
         RuntimeError: TensorBoard exited, or did not come up in time.
     """
-    command = _tensorboard_command() + [
-        "--logdir",
-        str(logdir),
+    command = _tensorboard_command() + (
+        [] if logdir is None else ["--logdir", str(logdir)]
+    )
+    command += [
         "--host",
         "127.0.0.1",
         "--port",

@@ -1,0 +1,560 @@
+"""The `provider` source: runs read through TensorBoard's data provider.
+
+Each reload lists every run's series (one call per kind), re-reads the runs
+whose listing changed, whole, and swaps each into the store at once. The
+provider API has no "points since" query, so a run that grows is read again
+in full; series of runs that did not change are not read at all.
+
+What a provider gives differs from the files in three ways, each surfaced:
+* sampling: TensorBoard keeps 1000 points a scalar series and 100 (Rust data
+  server) or 500 (Python multiplexer) a histogram series unless told
+  otherwise; series that look sampled get a run warning and a catalog notice
+  with the flag that keeps every point;
+* restarts: a provider keeps one point per step (a step logged again drops
+  the later-stepped points logged before it), the files source keeps all;
+* detection: file names and writer metadata are hidden
+  (see `provider_detect`).
+VisualDL files no provider knows: they are read as files from the data's
+location when this process can read it, otherwise the catalog says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import threading
+import time
+from typing import Any, Callable, Iterator, Mapping
+
+import numpy as np
+from google.protobuf import json_format
+from google.protobuf.message import DecodeError
+from tensorboard.context import RequestContext
+from tensorboard.data.provider import RunTagFilter
+from tensorboard.plugins.custom_scalar import layout_pb2
+
+from tb_multiframework.config import Config
+from tb_multiframework.ingest import histograms
+from tb_multiframework.ingest.loader import Loader, ReloadStats
+from tb_multiframework.ingest.periodic import PeriodicReload
+from tb_multiframework.sources import SourceStatus, logdir_readable
+from tb_multiframework.sources.provider_detect import (
+    ProviderEvidence,
+    detect_provider_run,
+)
+from tb_multiframework.store import RunMeta, Store
+
+logger = logging.getLogger(__name__)
+
+_EXPERIMENT = ""  # TensorBoard's id of its one experiment
+_ALL_POINTS = 2**31 - 1  # `downsample` that asks for every point kept
+_SCALARS = "scalars"
+_HISTOGRAMS = "histograms"
+_CUSTOM_SCALARS = "custom_scalars"
+_OWN_PLUGINS = (_SCALARS, _HISTOGRAMS, _CUSTOM_SCALARS)
+# Plugin names as the files source names the same kinds of data.
+_OTHER_KINDS = {
+    "graphs": "graph",
+    "graph_run_metadata": "run_metadata",
+    "graph_run_metadata_graph": "run_metadata",
+    "graph_tagged_run_metadata": "run_metadata",
+    "audio": "audios",
+    "": "tensors",
+}
+_RUN_GRAPH_TAG = "__run_graph__"
+# Points a series keeps by default: scalars (both readers), histograms
+# (Rust data server, Python multiplexer).
+_DEFAULT_SAMPLES = {_SCALARS: (1000,), _HISTOGRAMS: (100, 500)}
+_MAX_TAGS_NAMED = 5  # sampled tags named in one run warning
+
+
+@dataclasses.dataclass
+class _Listing:
+    """One run's series as listed: (tag, max step, max wall time) per kind."""
+
+    start_time: float | None = None
+    scalars: dict[str, tuple[int, float]] = dataclasses.field(
+        default_factory=dict
+    )
+    histograms: dict[str, tuple[int, float]] = dataclasses.field(
+        default_factory=dict
+    )
+    layouts: dict[str, tuple[int, float]] = dataclasses.field(
+        default_factory=dict
+    )
+    display_names: dict[str, str] = dataclasses.field(default_factory=dict)
+    other_tags: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+
+    def signature(self) -> tuple[Any, ...]:
+        return (
+            sorted(self.scalars.items()),
+            sorted(self.histograms.items()),
+            sorted(self.layouts.items()),
+        )
+
+
+@dataclasses.dataclass
+class _RunRead:
+    """What a run's last read found, for its metadata."""
+
+    listing: _Listing
+    evidence: ProviderEvidence
+    sampled: dict[str, tuple[str, int, int, int]]  # tag -> kind, n, lo, hi
+    problems: list[str] = dataclasses.field(default_factory=list)
+
+
+class ProviderSource(PeriodicReload):
+    """Fills the store from TensorBoard's `context.data_provider`.
+
+    Args:
+      provider: a `tensorboard.data.provider.DataProvider`.
+      store: where the data goes.
+      config: returns the current user config (overrides).
+      logdir: TensorBoard's `--logdir` ("" with `--grpc_data_provider`).
+      flags: TensorBoard's flags (sampling, `--grpc_data_provider`).
+      reason: why this source was chosen, for the catalog.
+    """
+
+    def __init__(
+        self,
+        provider: Any,
+        store: Store,
+        *,
+        config: Callable[[], Config],
+        logdir: str,
+        flags: Any,
+        reason: str = "",
+    ) -> None:
+        super().__init__()
+        self._provider = provider
+        self._store = store
+        self._config = config
+        self._logdir = logdir
+        self._reason = reason
+        self._remote = str(getattr(flags, "grpc_data_provider", "") or "")
+        self._samples = _sample_limits(flags, remote=bool(self._remote))
+        self._lock = threading.Lock()  # one reload at a time
+        self._runs: dict[str, _RunRead] = {}
+        self._visualdl: _VisualDLFiles | None = None
+        self._data_location: str | None = None
+        self._visualdl_notice = ""
+        self.last_stats: ReloadStats | None = None
+
+    # Source interface.
+
+    def status(self) -> SourceStatus:
+        notices = [self._visualdl_notice] if self._visualdl_notice else []
+        sampled = [
+            (run, tag, kind)
+            for run, read in sorted(self._runs.items())
+            for tag, (kind, *_rest) in sorted(read.sampled.items())
+        ]
+        if sampled:
+            kinds = sorted({kind for _, _, kind in sampled})
+            runs = sorted({run for run, _, _ in sampled})
+            notices.append(
+                f"{_count(len(sampled), 'series', 'series')} in "
+                f"{_count(len(runs), 'run', 'runs')} look sampled by the data "
+                "provider (it keeps a fixed number of points a series unless "
+                "told otherwise): their charts show a sample, not every "
+                f"point. To keep every point, {self._fix(kinds)}."
+            )
+        where = str(self._provider)
+        if self._data_location:
+            where += f", data at {self._data_location}"
+        return SourceStatus(
+            kind="provider",
+            location=where,
+            reason=self._reason,
+            notices=tuple(notices),
+        )
+
+    def reload(self) -> ReloadStats:
+        """Lists every run, re-reads those that changed, drops the gone."""
+        with self._lock:
+            started = time.monotonic()
+            self._locate_visualdl()
+            listings = self._list()
+            for run in sorted(set(self._runs) - set(listings)):
+                del self._runs[run]
+                self._store.remove_run(run)
+            changed = sorted(
+                run
+                for run, listing in listings.items()
+                if run not in self._runs
+                or self._runs[run].listing.signature() != listing.signature()
+            )
+            points = self._read_runs(changed, listings) if changed else 0
+            for run, read in self._runs.items():
+                self._store.set_meta(self._meta(run, read))
+            if self._visualdl is not None:
+                self._visualdl.skip = set(self._runs)
+                visualdl = self._visualdl.reload()
+                points += visualdl.records
+            self._store.compact()
+            stats = ReloadStats(
+                seconds=time.monotonic() - started,
+                bytes_read=0,
+                records=points,
+                runs=len(self._runs),
+            )
+            self.last_stats = stats
+            return stats
+
+    # Listing and reading.
+
+    def _call(self, method: str, **kwargs: Any) -> Any:
+        return getattr(self._provider, method)(
+            RequestContext(), experiment_id=_EXPERIMENT, **kwargs
+        )
+
+    def _list(self) -> dict[str, _Listing]:
+        listings: dict[str, _Listing] = {}
+        for run in self._call("list_runs"):
+            listings[run.run_name] = _Listing(start_time=run.start_time)
+        for field, method, plugin in (
+            ("scalars", "list_scalars", _SCALARS),
+            ("histograms", "list_tensors", _HISTOGRAMS),
+            ("layouts", "list_tensors", _CUSTOM_SCALARS),
+        ):
+            found = self._call(method, plugin_name=plugin)
+            for run, tags in found.items():
+                listing = listings.setdefault(run, _Listing())
+                for tag, series in tags.items():
+                    getattr(listing, field)[tag] = (
+                        int(series.max_step),
+                        float(series.max_wall_time),
+                    )
+                    if series.display_name:
+                        listing.display_names[tag] = series.display_name
+        for plugin in self._other_plugins():
+            for run, tags in self._other_series(plugin):
+                listing = listings.setdefault(run, _Listing())
+                kind = _OTHER_KINDS.get(plugin, plugin)
+                names = {
+                    "(graph)" if tag == _RUN_GRAPH_TAG else tag for tag in tags
+                }
+                listing.other_tags.setdefault(kind, set()).update(names)
+        return listings
+
+    def _other_plugins(self) -> list[str]:
+        try:
+            plugins = self._call("list_plugins")
+        except NotImplementedError:  # providers may not list plugins
+            return []
+        return sorted(set(plugins) - set(_OWN_PLUGINS))
+
+    def _other_series(self, plugin: str) -> Iterator[tuple[str, list[str]]]:
+        for method in ("list_tensors", "list_blob_sequences"):
+            found = self._call(method, plugin_name=plugin)
+            for run, tags in found.items():
+                yield run, list(tags)
+
+    def _read_runs(
+        self, runs: list[str], listings: Mapping[str, _Listing]
+    ) -> int:
+        """Reads `runs` whole and swaps each into the store."""
+        wanted = RunTagFilter(runs=runs)
+        scalars = self._call(
+            "read_scalars",
+            plugin_name=_SCALARS,
+            downsample=_ALL_POINTS,
+            run_tag_filter=wanted,
+        )
+        hists = self._call(
+            "read_tensors",
+            plugin_name=_HISTOGRAMS,
+            downsample=_ALL_POINTS,
+            run_tag_filter=wanted,
+        )
+        layouts = self._call(
+            "read_tensors",
+            plugin_name=_CUSTOM_SCALARS,
+            downsample=_ALL_POINTS,
+            run_tag_filter=wanted,
+        )
+        points = 0
+        for run in runs:
+            listing = listings[run]
+            read = _RunRead(listing, ProviderEvidence(), {})
+            scratch = Store()
+            # Placeholder meta; the real one needs the run's tags.
+            scratch.set_meta(RunMeta(run, run, "unknown", "", "tfevents"))
+            points += self._add_scalars(
+                scratch, run, scalars.get(run, {}), read
+            )
+            self._add_histograms(scratch, run, hists.get(run, {}), read)
+            _add_layouts(scratch, run, layouts.get(run, {}))
+            self._runs[run] = read
+            scratch.set_meta(self._meta(run, read, scratch))
+            self._store.replace_run(scratch, run)
+        return points
+
+    def _add_scalars(
+        self,
+        scratch: Store,
+        run: str,
+        series: Mapping[str, list[Any]],
+        read: _RunRead,
+    ) -> int:
+        points = 0
+        for tag, data in series.items():
+            n = len(data)
+            steps = np.fromiter((d.step for d in data), np.int64, n)
+            walls = np.fromiter((d.wall_time for d in data), np.float64, n)
+            values = np.fromiter((d.value for d in data), np.float64, n)
+            scratch.append_scalars(run, tag, steps, walls, values)
+            points += n
+            if read.listing.display_names.get(tag) == tag:
+                read.evidence.note_legacy(
+                    "series named by their tag (a converted simple_value)"
+                )
+            self._check_sampled(read, tag, _SCALARS, steps)
+        return points
+
+    def _add_histograms(
+        self,
+        scratch: Store,
+        run: str,
+        series: Mapping[str, list[Any]],
+        read: _RunRead,
+    ) -> None:
+        for tag, data in series.items():
+            named_legacy = read.listing.display_names.get(tag) == tag
+            kept, edges, counts = [], [], []
+            for datum in data:
+                triples = np.asarray(datum.numpy, dtype=np.float64)
+                legacy = named_legacy or _converted_legacy(triples)
+                try:
+                    edge, count = _normalise(triples, legacy=legacy)
+                except ValueError as error:
+                    read.problems.append(f"{tag} at step {datum.step}: {error}")
+                    continue
+                kept.append(datum)
+                edges.append(edge)
+                counts.append(count)
+                if legacy:
+                    read.evidence.note_legacy(
+                        "histograms converted from HistogramProto"
+                    )
+                elif len(triples):
+                    read.evidence.note_tf2("histograms stored as tensors")
+            scratch.append_histograms(
+                run,
+                tag,
+                [int(d.step) for d in kept],
+                [float(d.wall_time) for d in kept],
+                edges,
+                counts,
+            )
+            steps = np.array([d.step for d in data], dtype=np.int64)
+            self._check_sampled(read, tag, _HISTOGRAMS, steps)
+
+    def _check_sampled(
+        self, read: _RunRead, tag: str, kind: str, steps: np.ndarray
+    ) -> None:
+        """Notes a series whose length is a sampling limit with steps missing.
+
+        A reservoir that overflowed holds exactly its capacity; a series
+        that was logged at every step and kept whole has no gaps.
+        """
+        n = len(steps)
+        if n == 0 or n not in self._samples.get(kind, ()):
+            return
+        low, high = int(steps.min()), int(steps.max())
+        if high - low + 1 > n:
+            read.sampled[tag] = (kind, n, low, high)
+
+    # Metadata.
+
+    def _meta(
+        self, run: str, read: _RunRead, store: Store | None = None
+    ) -> RunMeta:
+        summary = (store or self._store).summary(run)
+        detection = detect_provider_run(
+            run,
+            scalar_tags=summary.scalar_tags,
+            other_tags=read.listing.other_tags,
+            evidence=read.evidence,
+        )
+        evidence = list(detection.evidence)
+        config = self._config()
+        override = config.for_run(run)
+        for key, value in (
+            ("framework", override.framework),
+            ("writer", override.writer),
+            ("group", override.group),
+        ):
+            if value is not None:
+                evidence.append(
+                    f"{key} set to {value!r} by {config.path or 'config'}"
+                )
+        return RunMeta(
+            run=run,
+            group=override.group or detection.group,
+            framework=override.framework or detection.framework,
+            writer=override.writer or detection.writer,
+            format="tfevents",
+            evidence=tuple(evidence),
+            warnings=(
+                *read.problems[:_MAX_TAGS_NAMED],
+                *self._sampled_warnings(read),
+            ),
+            other_tags={
+                k: tuple(sorted(v)) for k, v in read.listing.other_tags.items()
+            },
+            display_names={
+                tag: name
+                for tag, name in read.listing.display_names.items()
+                if name != tag
+            },
+        )
+
+    def _sampled_warnings(self, read: _RunRead) -> list[str]:
+        out = []
+        for kind in (_SCALARS, _HISTOGRAMS):
+            tags = sorted(t for t, s in read.sampled.items() if s[0] == kind)
+            if not tags:
+                continue
+            named = ", ".join(
+                f"{tag} ({read.sampled[tag][1]} points over steps "
+                f"{read.sampled[tag][2]}..{read.sampled[tag][3]})"
+                for tag in tags[:_MAX_TAGS_NAMED]
+            )
+            more = len(tags) - _MAX_TAGS_NAMED
+            if more > 0:
+                named += f" and {more} more"
+            out.append(
+                f"sampled by the data provider: {kind} {named}; to keep every "
+                f"point, {self._fix([kind])}"
+            )
+        return out
+
+    def _fix(self, kinds: list[str]) -> str:
+        if self._remote:
+            values = ",".join(f"{kind}=all" for kind in kinds)
+            return f"start the data server with --samples-per-plugin={values}"
+        values = ",".join(f"{kind}=0" for kind in kinds)
+        return (
+            f"restart TensorBoard with --samples_per_plugin={values} "
+            "(0 keeps every point)"
+        )
+
+    # VisualDL files.
+
+    def _locate_visualdl(self) -> None:
+        """Finds where VisualDL files can be read from, once."""
+        if self._data_location is not None:
+            return
+        location = self._logdir
+        if not location:
+            try:
+                metadata = self._call("experiment_metadata")
+                location = metadata.data_location or ""
+            except NotImplementedError:
+                location = ""
+        self._data_location = location
+        if location and logdir_readable(location):
+            self._visualdl = _VisualDLFiles(
+                location, self._store, config=self._config
+            )
+            return
+        where = (
+            f"the data's location ({location})"
+            if location
+            else ("the data's location (the provider does not say)")
+        )
+        self._visualdl_notice = (
+            "VisualDL (vdlrecords) files are read only as files, and "
+            f"{where} is not readable from this TensorBoard process: "
+            "PaddlePaddle runs logged with VisualDL are not listed. Start "
+            "TensorBoard with --logdir where the files are readable to see "
+            "them."
+        )
+
+
+class _VisualDLFiles(Loader):
+    """The files loader, limited to VisualDL files of runs no provider has."""
+
+    def __init__(
+        self, logdir: str, store: Store, *, config: Callable[[], Config]
+    ) -> None:
+        super().__init__(logdir, store, config=config)
+        self.skip: set[str] = set()
+
+    def _discover(self) -> Iterator[tuple[str, str, str, str]]:
+        for found in super()._discover():
+            if found[3] == "visualdl" and found[0] not in self.skip:
+                yield found
+
+
+def _count(n: int, one: str, many: str) -> str:
+    return f"{n} {one if n == 1 else many}"
+
+
+def _converted_legacy(triples: np.ndarray) -> bool:
+    """Whether a (k, 3) histogram is the Rust server's HistogramProto form.
+
+    Its first bucket runs from the data's min to the proto's first limit;
+    PyTorch and tensorboardX always log an empty bucket left of the data,
+    so that bucket is empty and ends where (or before) it starts.
+    """
+    if triples.ndim != 2 or triples.shape[1] != 3 or len(triples) < 2:
+        return False
+    left, right, count = triples[0]
+    return bool(count == 0 and right <= left)
+
+
+def _normalise(
+    triples: np.ndarray, *, legacy: bool
+) -> tuple[np.ndarray, np.ndarray]:
+    """Edges and counts exactly as the files source makes them.
+
+    A converted `HistogramProto` holds [min, l0], [l0, l1], ..., [l, max]:
+    its min, max and limits go back through the legacy rules; a TF2 tensor
+    through the tensor rules.
+    """
+    if legacy and triples.ndim == 2 and triples.shape[1] == 3 and len(triples):
+        return histograms.from_bucket_limits(
+            triples[0, 0],
+            triples[-1, 1],
+            triples[:, 1].tolist(),
+            triples[:, 2].tolist(),
+        )
+    return histograms.from_bucket_triples(triples)
+
+
+def _add_layouts(
+    scratch: Store, run: str, series: Mapping[str, list[Any]]
+) -> None:
+    for data in series.values():
+        for datum in data:
+            for raw in np.asarray(datum.numpy, dtype=object).reshape(-1):
+                try:
+                    layout = layout_pb2.Layout.FromString(bytes(raw))
+                except (DecodeError, TypeError) as error:
+                    logger.warning("%s: undecodable layout: %s", run, error)
+                    continue
+                scratch.add_layout(
+                    run,
+                    int(datum.step),
+                    json_format.MessageToDict(
+                        layout, preserving_proto_field_name=True
+                    ),
+                )
+
+
+def _sample_limits(flags: Any, *, remote: bool) -> dict[str, tuple[int, ...]]:
+    """Series lengths that mean "the reservoir overflowed", per plugin.
+
+    TensorBoard's `--samples_per_plugin` sets them for the data it reads
+    itself (0 keeps all); a remote data server's are unknown, so the
+    defaults count.
+    """
+    limits = dict(_DEFAULT_SAMPLES)
+    given = getattr(flags, "samples_per_plugin", None) or {}
+    if remote or not isinstance(given, dict):
+        return limits
+    for plugin, count in given.items():
+        limits[plugin] = () if int(count) <= 0 else (int(count),)
+    return limits
