@@ -62,6 +62,10 @@ setup(
             "scipy>=1.9",
             "fsspec",
             "playwright>=1.40",
+            # A real S3 API for the s3:// logdir test; boto3 is what
+            # TensorBoard's S3 filesystem uses.
+            "moto[server]>=5",
+            "boto3",
         ],
     },
     entry_points={
