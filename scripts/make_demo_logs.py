@@ -48,8 +48,16 @@ class Run:
     venv: str  # key of _DEFAULT_PYTHONS
     script: str
     log_format: str  # "tfevents" or "visualdl"
+    dirs: tuple[str, ...] = ()  # directories it writes, if not just `name`
+
+    @property
+    def owned(self) -> tuple[str, ...]:
+        return self.dirs or (self.name,)
 
 
+_SEED_DIRS = tuple(
+    f"seeds/{fw}_seed{seed}" for fw in ("pytorch", "keras") for seed in range(3)
+)
 RUNS = (
     Run("pytorch_sgd", "torch", "gen_pytorch.py", "tfevents"),
     Run("keras_fit", "tf", "gen_keras.py", "tfevents"),
@@ -57,6 +65,15 @@ RUNS = (
     Run("paddle_vdl", "paddle", "gen_paddle_vdl.py", "visualdl"),
     Run("paddle_tbx", "paddle", "gen_paddle_tbx.py", "tfevents"),
     Run("paddle_hapi", "paddle", "gen_paddle_hapi.py", "visualdl"),
+    Run(
+        "seeds_pytorch",
+        "torch",
+        "gen_seeds_pytorch.py",
+        "tfevents",
+        _SEED_DIRS[:3],
+    ),
+    Run("seeds_keras", "tf", "gen_seeds_keras.py", "tfevents", _SEED_DIRS[3:]),
+    Run("ddp", "torch", "gen_ddp.py", "tfevents"),
 )
 
 # Single-threaded, quiet, CPU-only: the numbers must not depend on the box.
@@ -125,14 +142,23 @@ def run_child(cmd: list[str]) -> None:
 def keep_old(
     selected: set[str], out: str, truth_out: str, tmp_logs: str, tmp_truth: str
 ) -> None:
-    """Copies the runs that are not regenerated into the new directories."""
+    """Copies the runs that are not regenerated into the new directories.
+
+    The logdir's own config (`.tb_multiframework/`) is kept too.
+    """
+    own_config = os.path.join(out, ".tb_multiframework")
+    if os.path.isdir(own_config):
+        shutil.copytree(
+            own_config, os.path.join(tmp_logs, ".tb_multiframework")
+        )
     for run in RUNS:
         if run.name in selected:
             continue
-        old_run = os.path.join(out, run.name)
         old_truth = os.path.join(truth_out, f"{run.name}.json")
-        if os.path.isdir(old_run):
-            shutil.copytree(old_run, os.path.join(tmp_logs, run.name))
+        for owned in run.owned:
+            old_run = os.path.join(out, owned)
+            if os.path.isdir(old_run):
+                shutil.copytree(old_run, os.path.join(tmp_logs, owned))
         if os.path.isfile(old_truth):
             shutil.copy2(old_truth, tmp_truth)
 
@@ -190,9 +216,10 @@ def main() -> None:
         for run in RUNS:
             if run.name not in selected:
                 continue
-            stale = os.path.join(tmp_logs, run.name)
-            if os.path.exists(stale):
-                shutil.rmtree(stale)
+            for owned in run.owned:
+                stale = os.path.join(tmp_logs, owned)
+                if os.path.exists(stale):
+                    shutil.rmtree(stale)
             run_child(
                 [
                     python_for(args, run.venv),

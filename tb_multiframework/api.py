@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from tb_multiframework import experiments
 from tb_multiframework.config import Config, ConfigFile
 from tb_multiframework.core import histdiff, layouts, pairing
 from tb_multiframework.core.axes import EpochMap, axis_values, build_epoch_map
@@ -134,6 +135,7 @@ class _Context:
     aliases: tuple[AliasRule, ...]
     metrics: dict[str, MetricEntry]
     errors: tuple[str, ...]
+    experiments: experiments.Experiments
 
 
 class Api:
@@ -225,6 +227,7 @@ class Api:
             aliases=aliases,
             metrics={entry.key: entry for entry in entries},
             errors=tuple(errors),
+            experiments=experiments.build_experiments(summaries, config),
         )
 
     def _epoch_maps(
@@ -318,7 +321,10 @@ class Api:
         ] + list(ctx.errors)
         return {
             "runs": [
-                _run_entry(summary, ctx.epoch_maps[run])
+                {
+                    **_run_entry(summary, ctx.epoch_maps[run]),
+                    **ctx.experiments.run_fields(run),
+                }
                 for run, summary in sorted(ctx.summaries.items())
             ],
             "loading": loader is not None and not loader.loaded_once.is_set(),
@@ -371,16 +377,20 @@ class Api:
                 f"baseline run {baseline!r} is not among the selected series"
             )
         comparison = compare_scalars(
-            selections,
+            selections if query.include_series else [],
             axis=query.x,
             smoothing=query.smoothing,
             smoothing_mode=query.smoothing_mode,
             points=query.points,
-            baseline=baseline,
+            baseline=baseline if query.include_series else None,
             diff_mode=query.diff_mode,
             x_range=query.x_range,
         )
         payload = comparison.to_json()
+        if query.aggregate != "none":
+            payload.update(self._aggregates(query, selections))
+            if not query.include_series:
+                payload["series"] = []
         payload["missing"] = missing
         payload["dataVersion"] = self._store.version
         ctx = self._context()
@@ -389,6 +399,55 @@ class Api:
             for s in selections
         }
         return payload
+
+    def _aggregates(
+        self, query: ScalarQuery, selections: list[Selection]
+    ) -> dict[str, Any]:
+        """The `aggregates` part of a scalars answer (experiments.py)."""
+        ctx = self._context()
+        names = [
+            experiments.group_of(
+                ctx.experiments, ctx.summaries, s.run.run, query.group_by
+            )
+            for s in selections
+        ]
+        return experiments.aggregates(
+            selections,
+            names,
+            experiments.AggregateQuery(
+                group_by=query.group_by,
+                center=query.aggregate,
+                band=query.band,
+                baseline_group=query.baseline_group,
+            ),
+            axis=query.x,
+            smoothing=query.smoothing,
+            smoothing_mode=query.smoothing_mode,
+            points=query.points,
+            x_range=query.x_range,
+        )
+
+    def config_diff(self, runs: tuple[str, ...]) -> dict[str, Any]:
+        """`GET config_diff`: hyper-parameters of 2+ runs side by side."""
+        ctx = self._context()
+        for run in runs:
+            if run not in ctx.summaries:
+                raise NotFound(f"unknown run {run!r}")
+        return experiments.config_diff(ctx.experiments, runs)
+
+    def metric_summary(self, metric: str) -> dict[str, Any]:
+        """`GET metric_summary`: last/best of a metric per run, rank spread."""
+        ctx = self._context()
+        entry = ctx.metrics.get(metric)
+        if entry is None:
+            raise NotFound(f"unknown metric {metric!r}")
+        members = [(m.run, m.tag) for m in entry.members]
+        series = {
+            (run, tag): self._store.scalars(run, tag) for run, tag in members
+        }
+        return experiments.metric_summary(
+            entry.key, entry.name, members, series, ctx.experiments
+        )
 
     def export(self, query: ScalarQuery, fmt: str) -> tuple[str, str]:
         """`GET export`: every aligned point as CSV or JSON text.
@@ -733,6 +792,11 @@ class ScalarQuery:
     baseline: str | None = None
     diff_mode: str = "difference"
     x_range: tuple[float, float] | None = None
+    group_by: str = "group"
+    aggregate: str = "none"
+    band: str = "none"
+    baseline_group: str | None = None
+    include_series: bool = True
 
 
 @dataclasses.dataclass(frozen=True)

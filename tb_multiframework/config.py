@@ -5,13 +5,19 @@
   "runs": {
     "paddle_tbx*": {"framework": "paddle"},
     "ddp/rank_*": {"group": "ddp"},
-    "pytorch_*": {"stepsPerEpoch": 50, "epochOffset": 0}
+    "pytorch_*": {"stepsPerEpoch": 50, "epochOffset": 0},
+    "sweep/lr_0.1*": {"hparams": {"lr": 0.1, "optim": {"name": "sgd"}}}
   },
+  "groups": [{"pattern": "sweep/(\\w+)_seed\\d+", "group": "sweep \\1"}],
   "metricAliases": [{"pattern": "^my_loss$", "metric": "loss/train"}]
 }
 ```
 `runs` maps a glob over run names (`fnmatch`, `*` also crosses `/`) to
 settings; every matching entry applies, later ones winning per key.
+`hparams` values are flattened with dots and merged key by key (later
+entries win); they override what the run logged. `groups` rules (a regex
+searched in the run name -> a group name, `\\1` inserting its groups) come
+first among the group rules of `core.groups`.
 `metricAliases` is handed to `core.metrics` as it is. The file is read again
 when it changes; a bad file is reported and the previous good one kept. The
 file is given with `--tbmf_config`; without the flag, a logdir may carry its
@@ -26,6 +32,8 @@ import json
 import os
 from typing import Any, Mapping
 
+from tb_multiframework.core.groups import GroupRule, parse_group_rules
+from tb_multiframework.core.hparams import flatten
 from tb_multiframework.core.types import FRAMEWORKS
 
 # Writers a user may name (core also accepts "unknown" and "").
@@ -42,6 +50,7 @@ _RUN_KEYS: dict[str, type | tuple[type, ...]] = {
     "group": str,
     "stepsPerEpoch": (int, float),
     "epochOffset": (int, float),
+    "hparams": dict,
 }
 _MAX_CONFIG_BYTES = 1 << 20  # a config file larger than this is refused
 
@@ -56,6 +65,7 @@ class RunOverride:
     group: str | None = None
     steps_per_epoch: float | None = None
     epoch_offset: float | None = None
+    hparams: tuple[tuple[str, Any], ...] | None = None  # flat, sorted
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +73,7 @@ class Config:
     overrides: tuple[RunOverride, ...] = ()
     metric_aliases: tuple[Mapping[str, Any], ...] = ()
     path: str = ""
+    group_rules: tuple[GroupRule, ...] = ()
 
     def for_run(self, run: str) -> RunOverride:
         """The merged settings of every entry whose glob matches `run`."""
@@ -71,6 +82,10 @@ class Config:
             if fnmatch.fnmatchcase(run, override.pattern):
                 for field in dataclasses.fields(override)[1:]:
                     value = getattr(override, field.name)
+                    if field.name == "hparams" and value is not None:
+                        both = dict(merged.get("hparams") or ())
+                        both.update(value)
+                        value = tuple(sorted(both.items()))
                     if value is not None:
                         merged[field.name] = value
         return RunOverride(pattern=run, **merged)
@@ -84,7 +99,7 @@ def parse_config(data: Any, *, path: str = "") -> Config:
     """
     if not isinstance(data, dict):
         raise ValueError("the config must be a JSON object")
-    unknown = set(data) - {"runs", "metricAliases"}
+    unknown = set(data) - {"runs", "metricAliases", "groups"}
     if unknown:
         raise ValueError(f"unknown config keys: {sorted(unknown)}")
     runs = data.get("runs", {})
@@ -96,7 +111,13 @@ def parse_config(data: Any, *, path: str = "") -> Config:
         isinstance(a, dict) for a in aliases
     ):
         raise ValueError("'metricAliases' must be a list of objects")
-    return Config(overrides=overrides, metric_aliases=tuple(aliases), path=path)
+    group_rules = parse_group_rules(data.get("groups", []))
+    return Config(
+        overrides=overrides,
+        metric_aliases=tuple(aliases),
+        path=path,
+        group_rules=group_rules,
+    )
 
 
 def _parse_override(pattern: str, settings: Any) -> RunOverride:
@@ -124,8 +145,15 @@ def _parse_override(pattern: str, settings: Any) -> RunOverride:
     steps = settings.get("stepsPerEpoch")
     if steps is not None and not steps > 0:
         raise ValueError(f"{where}.stepsPerEpoch: {steps} is not positive")
+    hparams = None
+    if settings.get("hparams") is not None:
+        flat, problems = flatten(settings["hparams"])
+        if problems:
+            raise ValueError(f"{where}.hparams: {'; '.join(problems)}")
+        hparams = tuple(sorted(flat.items()))
     return RunOverride(
         pattern=pattern,
+        hparams=hparams,
         framework=framework,
         writer=writer,
         group=settings.get("group"),

@@ -25,7 +25,7 @@ from werkzeug import wrappers
 
 from tb_multiframework import api
 from tb_multiframework.config import ConfigFile, default_config_path
-from tb_multiframework.core import histdiff
+from tb_multiframework.core import aggregate, groups, histdiff
 from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
@@ -169,6 +169,8 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             "/histogram_pairs": self.histogram_pairs_route,
             "/layouts": self.layouts_route,
             "/layout_preview": self.layout_preview_route,
+            "/config_diff": self.config_diff_route,
+            "/metric_summary": self.metric_summary_route,
         }
 
     def is_active(self) -> bool:
@@ -293,6 +295,19 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             request, lambda: self._api.preview_layout(_json_body(request))
         )
 
+    @wrappers.Request.application
+    def config_diff_route(self, request: wrappers.Request) -> wrappers.Response:
+        return _answer(request, lambda: self._api.config_diff(_runs(request)))
+
+    @wrappers.Request.application
+    def metric_summary_route(
+        self, request: wrappers.Request
+    ) -> wrappers.Response:
+        return _answer(
+            request,
+            lambda: self._api.metric_summary(_text(request, "metric")),
+        )
+
 
 def _layout_store(
     logdir: str, flag_dir: str | None
@@ -372,12 +387,17 @@ def _integer(
     return value
 
 
-def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
+def _runs(request: wrappers.Request) -> tuple[str, ...]:
     runs = tuple(request.args.getlist("run"))
     if len(runs) > _MAX_RUNS:
         raise _BadRequest(f"{len(runs)} runs named; at most {_MAX_RUNS}")
     if any(not run or len(run) > _MAX_ARG_CHARS for run in runs):
         raise _BadRequest("empty or overlong 'run' argument")
+    return runs
+
+
+def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
+    runs = _runs(request)
     tag = _optional_text(request, "tag")
     metric = _optional_text(request, "metric")
     if (tag is None) == (metric is None):
@@ -409,7 +429,32 @@ def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
         baseline=_optional_text(request, "baseline"),
         diff_mode=_choice(request, "diffMode", tuple(DIFF_MODES), "difference"),
         x_range=x_range,
+        **_aggregate_args(request),
     )
+
+
+def _aggregate_args(request: wrappers.Request) -> dict[str, Any]:
+    """groupBy, aggregate, band, baselineGroup and includeSeries."""
+    group_by = request.args.get("groupBy") or "group"
+    if len(group_by) > _MAX_ARG_CHARS:
+        raise _BadRequest("argument 'groupBy' is too long")
+    center = _choice(request, "aggregate", aggregate.AGGREGATES, "none")
+    band = _choice(request, "band", aggregate.BANDS, "none")
+    baseline_group = _optional_text(request, "baselineGroup")
+    include = _choice(
+        request, "includeSeries", ("1", "0", "true", "false"), "1"
+    )
+    if center == "none" and (band != "none" or baseline_group is not None):
+        raise _BadRequest("'band' and 'baselineGroup' need an 'aggregate'")
+    if baseline_group is not None and request.args.get("diffMode") == "ratio":
+        raise _BadRequest("a group baseline draws differences only")
+    return {
+        "group_by": groups.check_group_by(group_by),
+        "aggregate": center,
+        "band": band,
+        "baseline_group": baseline_group,
+        "include_series": include in ("1", "true"),
+    }
 
 
 def _histogram_query(request: wrappers.Request) -> api.HistogramQuery:

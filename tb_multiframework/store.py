@@ -69,6 +69,8 @@ class RunMeta:
       other_tags: tags of kinds this plugin does not chart, by plugin name.
       display_names: tag -> display name, where the writer gave one.
       display_name: the run's display name, where the writer gave one.
+      hparams: hyper-parameter sources found in the run's files
+        (`core.hparams.HParamSource`), weakest first.
     """
 
     run: str
@@ -84,6 +86,7 @@ class RunMeta:
     )
     display_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
     display_name: str = ""
+    hparams: tuple[Any, ...] = ()
 
 
 class _Columns:

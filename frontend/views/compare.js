@@ -12,6 +12,7 @@ import { formatInt } from "../format.js";
 import { KEYS as SHELL_KEYS } from "../state.js";
 import { AXES, axisInfo, DEFAULT_AXIS } from "./compare/axes.js";
 import { runColor } from "./compare/colors.js";
+import { GroupControls, readGroupState } from "./compare/groupcontrols.js";
 import { defaultMetric, MetricPicker } from "./compare/metricpicker.js";
 import {
   clampPoints,
@@ -135,6 +136,10 @@ class CompareView {
     this.panel = null;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._smoothingTimer = null;
+    /** Groups of the last grouped answer (baseline group choices). */
+    /** @type {string[]} */
+    this._groups = [];
+    this.groupControls = new GroupControls(ctx);
 
     this.runPicker = new RunPicker(ctx);
     this.metricPicker = new MetricPicker(ctx, {
@@ -384,6 +389,7 @@ class CompareView {
         ),
       ),
       group("Points / series", this._points),
+      group("Groups", this.groupControls.element),
     );
   }
 
@@ -487,6 +493,7 @@ class CompareView {
       diffMode: s.diffMode,
       points: s.points,
       xRange: s.zoom,
+      ...this._groupOptions(),
       title: s.tag ?? entry?.name ?? s.metric ?? "",
       subtitle: s.tag
         ? "raw tag"
@@ -500,6 +507,16 @@ class CompareView {
       this.panel = mountComparisonChart(this._panelHost, this.ctx, {
         runs: [],
         ...options,
+        onData: (response) => {
+          const aggregates = /** @type {any} */ (response).aggregates;
+          const groups = Array.isArray(aggregates)
+            ? aggregates.map((/** @type {any} */ a) => a.group)
+            : [];
+          if (groups.join("\n") !== this._groups.join("\n")) {
+            this._groups = groups;
+            this.render();
+          }
+        },
         onZoomChange: (range) =>
           this.ctx.state.update({
             [COMPARE_KEYS.zoom]: range ? `${range[0]},${range[1]}` : null,
@@ -511,10 +528,30 @@ class CompareView {
   }
 
   /**
+   * The panel's group options (compare/groupcontrols.js); a baseline group
+   * is sent once the last answer showed it exists.
+   * @returns {Partial<import("./compare/panel.js").PanelOptions>}
+   */
+  _groupOptions() {
+    const g = readGroupState(this.ctx.state);
+    return {
+      groupBy: g.groupBy,
+      aggregate: g.aggregate,
+      band: g.band,
+      showMembers: g.showMembers,
+      baselineGroup:
+        g.baselineGroup && this._groups.includes(g.baselineGroup)
+          ? g.baselineGroup
+          : null,
+    };
+  }
+
+  /**
    * @param {CompareState} s
    * @param {string[]} selected
    */
   _renderControls(s, selected) {
+    this.groupControls.render(this._groups);
     for (const button of this._axisButtons) {
       const on = button.dataset.axis === s.axis;
       button.classList.toggle("is-on", on);

@@ -13,6 +13,16 @@ import {
 } from "../format.js";
 import { encodeList, decodeList } from "../state.js";
 import { runMatcher } from "../filter.js";
+import { ConfigDiffPanel, MAX_DIFF_RUNS } from "./runs/configdiff.js";
+import {
+  clauseMatches,
+  ExperimentData,
+  experimentColumns,
+  filterValue,
+  hparamText,
+  KEY_METRIC,
+  parseFilter,
+} from "./runs/experiment.js";
 
 /** @typedef {import("../model.js").RunInfo} RunInfo */
 /** @typedef {import("../app.js").ViewContext} ViewContext */
@@ -89,6 +99,10 @@ const COLUMNS = [
 /** Columns before the data columns: checkbox and expander. */
 const LEAD_COLUMNS = 2;
 const TOTAL_COLUMNS = LEAD_COLUMNS + COLUMNS.length;
+/** Columns a full-width row spans (grows with the experiment columns). */
+let spanColumns = TOTAL_COLUMNS;
+/** State key: "1" shows the config diff of the selected runs. */
+const KEY_DIFF = "rd";
 
 /**
  * @param {HTMLElement} root
@@ -120,7 +134,8 @@ class RunsView {
       className: "tbmf-search__input",
       attrs: {
         type: "search",
-        placeholder: "Filter runs (regex: run, group, framework, writer)",
+        placeholder:
+          "Filter runs (regex: run, group, framework, writer; or columns: lr<0.01 optimizer=adam)",
         "aria-label": "Filter runs",
         spellcheck: "false",
         autocomplete: "off",
@@ -142,6 +157,44 @@ class RunsView {
     this.headRow = h("tr");
     this.tbody = h("tbody");
     this.summary = h("div", { className: "tbmf-runs__summary" });
+    this.experiment = new ExperimentData(() => this.render());
+    /** @type {ReturnType<typeof experimentColumns>} */
+    this._exp = { columns: [], constant: [], hidden: 0 };
+    this.configDiff = new ConfigDiffPanel();
+    this.metricSelect = h("select", {
+      className: "tbmf-select",
+      title: "Metric summarised per run: last value, best value, step of best",
+      attrs: { "aria-label": "Metric columns" },
+      dataset: { control: "metric" },
+      on: {
+        change: () =>
+          ctx.state.update({ [KEY_METRIC]: this.metricSelect.value || "-" }),
+      },
+    });
+    this.diffButton = h("button", {
+      className: "tbmf-button",
+      attrs: { type: "button", "aria-pressed": "false" },
+      dataset: { action: "config-diff" },
+      on: {
+        click: () =>
+          ctx.state.update({
+            [KEY_DIFF]: ctx.state.get(KEY_DIFF) === "1" ? null : "1",
+          }),
+      },
+    });
+    this.sameForAll = h("div", { className: "tbmf-same-for-all" });
+    this.experimentBar = h(
+      "div",
+      { className: "tbmf-experiment-bar" },
+      h(
+        "label",
+        { className: "tbmf-experiment-bar__metric" },
+        h("span", { text: "Metric columns" }),
+        this.metricSelect,
+      ),
+      this.diffButton,
+      this.sameForAll,
+    );
 
     root.append(
       h(
@@ -173,6 +226,8 @@ class RunsView {
           }),
         ),
       ),
+      this.experimentBar,
+      this.configDiff.element,
       h(
         "div",
         { className: "tbmf-table-wrap" },
@@ -187,7 +242,13 @@ class RunsView {
     );
 
     this._unsubscribe = [
-      ctx.catalog.subscribe(() => this.render()),
+      ctx.catalog.subscribe((_catalog, change) => {
+        if (change.dataChanged) {
+          void this.experiment.loadMetrics();
+          this._loadExperiment(true);
+        }
+        this.render();
+      }),
       ctx.state.subscribe((changed) => {
         if (
           changed.has(KEY_FILTER) &&
@@ -204,6 +265,31 @@ class RunsView {
   destroy() {
     for (const unsubscribe of this._unsubscribe) unsubscribe();
     if (this._filterTimer !== null) clearTimeout(this._filterTimer);
+    this.experiment.destroy();
+    this.configDiff.destroy();
+  }
+
+  /**
+   * Fetches the chosen metric's summary and the config diff when their
+   * inputs changed (or always, after new data).
+   * @param {boolean} force
+   */
+  _loadExperiment(force) {
+    const state = this.ctx.state;
+    void this.experiment.loadSummary(
+      this.experiment.metricKey(state.get(KEY_METRIC)),
+      force,
+    );
+    const all = this.ctx.catalog.runs.map((r) => r.run);
+    void this.configDiff.show(
+      state.get(KEY_DIFF) === "1" ? state.selectedRuns(all) : null,
+      force,
+    );
+  }
+
+  /** @returns {Column[]} the fixed columns, then the experiment columns */
+  _columns() {
+    return [...COLUMNS, ...this._exp.columns];
   }
 
   // State.
@@ -221,7 +307,26 @@ class RunsView {
     const raw = this.ctx.state.get(KEY_SORT, "run");
     const descending = raw.startsWith("-");
     const id = descending ? raw.slice(1) : raw;
-    const column = COLUMNS.find((c) => c.id === id) ?? COLUMNS[0];
+    const column =
+      this._columns().find((c) => c.id === id) ??
+      experimentColumns(
+        this.ctx.catalog.runs,
+        this.experiment.summary,
+      ).columns.find((c) => c.id === id) ??
+      (id.startsWith("hp:")
+        ? {
+            id,
+            label: id.slice(3),
+            sortKey: (/** @type {any} */ r) => {
+              const v = r.hparams?.[id.slice(3)];
+              return v === undefined || v === null
+                ? Infinity
+                : typeof v === "number"
+                  ? v
+                  : String(v);
+            },
+          }
+        : COLUMNS[0]);
     return { column, descending };
   }
 
@@ -253,8 +358,21 @@ class RunsView {
 
   /** @returns {RunInfo[]} the runs passing the filter box and chips, sorted */
   _visibleRuns() {
-    const text = this.ctx.state.get(KEY_FILTER);
-    const matches = runMatcher(text);
+    const { clauses, rest } = parseFilter(this.ctx.state.get(KEY_FILTER));
+    const matches = runMatcher(rest);
+    const all = this.ctx.catalog.runs;
+    const columns = clauses.length
+      ? experimentColumns(all, this.experiment.summary).columns
+      : [];
+    const keys = [
+      ...new Set(
+        all.flatMap((r) => Object.keys(/** @type {any} */ (r).hparams ?? {})),
+      ),
+    ];
+    const passes = (/** @type {RunInfo} */ run) =>
+      clauses.every((c) =>
+        clauseMatches(filterValue(run, c, columns, keys), c),
+      );
     const frameworks = this._frameworkFilter();
     const { column, descending } = this._sort();
     const direction = descending ? -1 : 1;
@@ -262,7 +380,8 @@ class RunsView {
       .filter(
         (run) =>
           (frameworks.size === 0 || frameworks.has(run.framework)) &&
-          matches(run),
+          matches(run) &&
+          passes(run),
       )
       .sort((a, b) => {
         const ka = column.sortKey(a);
@@ -307,6 +426,13 @@ class RunsView {
   render() {
     const focusKey = /** @type {HTMLElement | null} */ (document.activeElement)
       ?.dataset?.focusKey;
+    this._loadExperiment(false);
+    this._exp = experimentColumns(
+      this._visibleRunsFixed(),
+      this.experiment.summary,
+    );
+    spanColumns = TOTAL_COLUMNS + this._exp.columns.length;
+    this._renderExperimentBar();
     this._renderHead();
     this._renderChips();
     this._renderBody();
@@ -319,9 +445,64 @@ class RunsView {
     }
   }
 
+  /** @returns {RunInfo[]} visible runs before the experiment columns exist */
+  _visibleRunsFixed() {
+    return this.ctx.catalog.pending ? [] : this._visibleRuns();
+  }
+
+  _renderExperimentBar() {
+    const state = this.ctx.state;
+    const key = this.experiment.metricKey(state.get(KEY_METRIC));
+    const options = [
+      h("option", { text: "none", attrs: { value: "" } }),
+      ...this.experiment.metrics.map((m) =>
+        h("option", { text: m.key, attrs: { value: m.key } }),
+      ),
+    ];
+    if (key && !this.experiment.metrics.some((m) => m.key === key)) {
+      options.push(h("option", { text: key, attrs: { value: key } }));
+    }
+    this.metricSelect.replaceChildren(...options);
+    this.metricSelect.value = key ?? "";
+    const all = this.ctx.catalog.runs.map((r) => r.run);
+    const selected = state.selectedRuns(all).length;
+    const open = state.get(KEY_DIFF) === "1";
+    this.diffButton.textContent = open
+      ? "Hide config diff"
+      : `Config diff of ${formatInt(selected)} selected`;
+    this.diffButton.disabled =
+      !open && (selected < 2 || selected > MAX_DIFF_RUNS);
+    this.diffButton.title =
+      selected < 2 || selected > MAX_DIFF_RUNS
+        ? `Select 2 to ${MAX_DIFF_RUNS} runs to compare their hyper-parameters`
+        : "The selected runs' hyper-parameters side by side, differing keys first";
+    this.diffButton.setAttribute("aria-pressed", String(open));
+    const { constant, hidden } = this._exp;
+    const parts = constant.map(([k, v]) => `${k}=${hparamText(v)}`);
+    this.sameForAll.hidden = parts.length === 0 && hidden === 0;
+    this.sameForAll.replaceChildren(
+      parts.length
+        ? h("span", {
+            className: "tbmf-same-for-all__label",
+            text: "Same for all shown: ",
+          })
+        : "",
+      h("span", {
+        className: "tbmf-same-for-all__values",
+        text: parts.join(" · "),
+      }),
+      hidden
+        ? h("span", {
+            className: "tbmf-muted",
+            text: ` (+${formatInt(hidden)} differing keys not shown as columns; see a config diff)`,
+          })
+        : "",
+    );
+  }
+
   _renderHead() {
     const { column: sorted, descending } = this._sort();
-    const cells = COLUMNS.map((column) => {
+    const cells = this._columns().map((column) => {
       const active = column.id === sorted.id;
       return h(
         "th",
@@ -587,6 +768,17 @@ class RunsView {
         { className: "is-numeric", dataset: { col: "warnings" } },
         warningCount(warnings, null),
       ),
+      this._exp.columns.map((column) =>
+        h("td", {
+          className: column.numeric ? "is-numeric" : "",
+          // A DDP job's rank spread is the same for every rank: shown once.
+          text:
+            column.id === "spread" && column.text
+              ? column.text(members[0])
+              : "",
+          dataset: { col: column.id },
+        }),
+      ),
     );
   }
 
@@ -671,6 +863,13 @@ class RunsView {
               `tr.tbmf-detail-row[data-run="${CSS.escape(run.run)}"] .tbmf-warnings`,
             )
             ?.scrollIntoView({ block: "nearest" });
+        }),
+      ),
+      this._exp.columns.map((column) =>
+        h("td", {
+          className: column.numeric ? "is-numeric" : "",
+          text: column.text ? column.text(run) : "",
+          dataset: { col: column.id },
         }),
       ),
     );
@@ -821,7 +1020,7 @@ function messageRow(message, action = null) {
     { className: "tbmf-message-row" },
     h(
       "td",
-      { attrs: { colspan: TOTAL_COLUMNS } },
+      { attrs: { colspan: spanColumns } },
       h("span", { text: message }),
       action,
     ),
@@ -884,6 +1083,7 @@ function detailRow(run) {
         fact("Histograms", formatInt(run.numHistograms)),
       ),
     ]),
+    hparamsSection(run),
     section(`Scalar tags (${formatInt(run.scalarTags.length)})`, [
       tagList(run.scalarTags),
     ]),
@@ -920,9 +1120,56 @@ function detailRow(run) {
     { className: "tbmf-detail-row", dataset: { run: run.run } },
     h(
       "td",
-      { attrs: { colspan: TOTAL_COLUMNS } },
+      { attrs: { colspan: spanColumns } },
       h("div", { className: "tbmf-detail" }, sections),
     ),
+  );
+}
+
+/**
+ * A run's hyper-parameters with where each came from, and its group.
+ * @param {RunInfo} run
+ * @returns {HTMLElement}
+ */
+function hparamsSection(run) {
+  const info = /** @type {any} */ (run);
+  const hparams = Object.entries(info.hparams ?? {});
+  const sources = info.hparamsSources ?? {};
+  return section(
+    `Hyper-parameters (${formatInt(hparams.length)})`,
+    [
+      h(
+        "div",
+        { className: "tbmf-detail__facts" },
+        fact("Group", `${run.group} (${info.groupSource ?? "run"})`),
+        fact("Config hash", info.configHash || "—"),
+      ),
+      hparams.length
+        ? h(
+            "dl",
+            { className: "tbmf-detail__hparams" },
+            hparams.flatMap(([key, value]) => [
+              h("dt", { text: key }),
+              h(
+                "dd",
+                {},
+                h("span", { text: hparamText(value) }),
+                h("span", {
+                  className: "tbmf-muted tbmf-detail__source",
+                  text: sources[key] ? ` (${sources[key]})` : "",
+                }),
+              ),
+            ]),
+          )
+        : h("p", {
+            className: "tbmf-muted",
+            text:
+              "None found: no add_hparams / hparams summary, hparams.yaml, " +
+              "config.json|yaml, hparams.json or args text, and none set in " +
+              "the config file.",
+          }),
+    ],
+    "tbmf-detail__section--hparams",
   );
 }
 

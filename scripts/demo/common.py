@@ -84,16 +84,20 @@ def make_dataset() -> Dataset:
     )
 
 
-def initial_weights() -> dict[str, np.ndarray]:
+def initial_weights(seed: int | None = None) -> dict[str, np.ndarray]:
     """Initial parameters, laid out (in, out) as Keras and Paddle store them.
 
     PyTorch's `nn.Linear.weight` is (out, in): transpose `w1`/`w2` there.
     Uniform(-1/sqrt(fan_in), 1/sqrt(fan_in)), PyTorch's default range.
 
+    Args:
+        seed: None for the shared weights of the main runs; an integer for
+            the seed-repeat runs (each seed its own draw).
+
     Returns:
         float32 arrays `w1` (20, 32), `b1` (32,), `w2` (32, 3), `b2` (3,).
     """
-    rng = np.random.default_rng(SEED + 1)
+    rng = np.random.default_rng(SEED + 1 if seed is None else SEED + 7 + seed)
     b_in = 1.0 / math.sqrt(N_FEATURES)
     b_hid = 1.0 / math.sqrt(N_HIDDEN)
     shapes = {
@@ -108,27 +112,48 @@ def initial_weights() -> dict[str, np.ndarray]:
     }
 
 
-def epoch_order(epoch: int) -> np.ndarray:
+def epoch_order(epoch: int, seed: int | None = None) -> np.ndarray:
     """The shuffled order of the training samples in one epoch.
 
     Args:
         epoch: 0-based epoch index.
+        seed: None for the main runs' order; an integer for seed repeats.
 
     Returns:
         int64 permutation of range(N_TRAIN).
     """
-    return np.random.default_rng(SEED + 100 + epoch).permutation(N_TRAIN)
+    base = SEED + 100 if seed is None else SEED + 1000 * (seed + 1)
+    return np.random.default_rng(base + epoch).permutation(N_TRAIN)
 
 
-def batch_indices(epoch: int, batch: int) -> np.ndarray:
+def batch_indices(
+    epoch: int, batch: int, seed: int | None = None
+) -> np.ndarray:
     """Sample indices of one training batch (0-based epoch and batch)."""
     start = batch * BATCH_SIZE
-    return epoch_order(epoch)[start : start + BATCH_SIZE]
+    return epoch_order(epoch, seed)[start : start + BATCH_SIZE]
 
 
-def all_batches_order() -> np.ndarray:
+def all_batches_order(seed: int | None = None) -> np.ndarray:
     """All epochs' orders concatenated (EPOCHS * N_TRAIN indices)."""
-    return np.concatenate([epoch_order(e) for e in range(EPOCHS)])
+    return np.concatenate([epoch_order(e, seed) for e in range(EPOCHS)])
+
+
+SEEDS = (0, 1, 2)  # the seed-repeat runs
+
+
+def seed_hparams(seed: int, framework: str) -> dict[str, Any]:
+    """The hyper-parameters the seed-repeat runs log (equal but the seed)."""
+    return {
+        "lr": BASE_LR,
+        "lr_decay": LR_DECAY,
+        "batch_size": BATCH_SIZE,
+        "epochs": EPOCHS,
+        "hidden": N_HIDDEN,
+        "optimizer": "sgd",
+        "framework": framework,
+        "seed": seed,
+    }
 
 
 def learning_rate(epoch: int) -> float:
@@ -183,6 +208,8 @@ class Truth:
         }
         self.notes: list[str] = []
         self.dirs: dict[str, dict[str, dict[str, dict[str, list[Any]]]]] = {}
+        # run dir -> {"source": where they are, "values": flat key -> value}
+        self.hparams: dict[str, dict[str, Any]] = {}
 
     def _dir(self, run_dir: str) -> dict[str, dict[str, dict[str, list[Any]]]]:
         return self.dirs.setdefault(run_dir, {"scalars": {}, "histograms": {}})
@@ -208,6 +235,12 @@ class Truth:
         series["min"].append(float(arr.min()))
         series["max"].append(float(arr.max()))
 
+    def hparams_of(
+        self, run_dir: str, source: str, values: dict[str, Any]
+    ) -> None:
+        """Records the hyper-parameters a run dir was given, and where."""
+        self.hparams[run_dir] = {"source": source, "values": dict(values)}
+
     def save(self, truth_dir: str) -> str:
         """Writes `<truth_dir>/<run>.json`; returns the path."""
         os.makedirs(truth_dir, exist_ok=True)
@@ -219,6 +252,8 @@ class Truth:
             "notes": self.notes,
             "dirs": self.dirs,
         }
+        if self.hparams:
+            doc["hparams"] = self.hparams
         text = json.dumps(doc, indent=1, sort_keys=True)
         # One line per number list keeps the files small and diffable.
         text = re.sub(

@@ -316,6 +316,21 @@ def _export_rows(
         )
 
 
+def place_series(
+    sel: Selection,
+    *,
+    axis: str,
+    smoothing: float = 0.0,
+    smoothing_mode: str = "ema",
+) -> _Placed | Excluded:
+    """A selection's points on the axis, sorted by x, smoothed, full resolution.
+
+    Returns an object with `x`, `y`, `smoothed`, `steps`, `wall_times`
+    arrays, or `Excluded` when the series has no place on the axis.
+    """
+    return _place(sel, axis, smoothing, smoothing_mode)
+
+
 def _place(
     sel: Selection, axis: str, smoothing: float, smoothing_mode: str
 ) -> _Placed | Excluded:

@@ -47,6 +47,8 @@ class DecodedChunk:
     other_tags: dict[str, set[str]] = dataclasses.field(default_factory=dict)
     display_names: dict[str, str] = dataclasses.field(default_factory=dict)
     run_display_name: str = ""
+    # Hyper-parameter sources (core.hparams.HParamSource), in logged order.
+    hparams: list[Any] = dataclasses.field(default_factory=list)
     problems: list[str] = dataclasses.field(default_factory=list)
     num_records: int = 0
 

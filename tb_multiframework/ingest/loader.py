@@ -21,7 +21,14 @@ import time
 from typing import Any, Callable, Iterator
 
 from tb_multiframework.config import Config
-from tb_multiframework.ingest import detect, tfevents, tfrecord, visualdl
+from tb_multiframework.core.hparams import HParamSource
+from tb_multiframework.ingest import (
+    detect,
+    hparams,
+    tfevents,
+    tfrecord,
+    visualdl,
+)
 from tb_multiframework.ingest.decoded import DecodedChunk
 from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.store import RunMeta, Store
@@ -31,6 +38,7 @@ logger = logging.getLogger(__name__)
 _READ_BYTES = 32 << 20  # bytes read from a file at once
 _MAX_WARNINGS = 20  # per file; more are counted, not listed
 _SKIPPED_DIRS = (".tb_multiframework",)
+_MAX_LOGGED_HPARAMS = 20  # hparams summaries kept per run (the last ones)
 
 
 def file_format(name: str) -> str | None:
@@ -154,6 +162,9 @@ class _RunState:
         self.run_display_name = ""
         self.source_writers: set[str] = set()
         self.notes: list[str] = []
+        self.logged_hparams: list[HParamSource] = []
+        # side file name -> ((mtime, size), source or None, problem)
+        self.side_files: dict[str, tuple[Any, HParamSource | None, str]] = {}
 
     @property
     def format(self) -> str:
@@ -214,6 +225,7 @@ class Loader(PeriodicReload):
                     bytes_read += read
                     records += count
             for state in self._runs.values():
+                _read_side_files(state)
                 self._store.set_meta(self._meta(state))
             self._store.compact()
             if bytes_read:
@@ -349,6 +361,9 @@ class Loader(PeriodicReload):
             state.other_tags.setdefault(kind, set()).update(tags)
             state.tags.update(tags)
         state.display_names.update(chunk.display_names)
+        if chunk.hparams:
+            state.logged_hparams.extend(chunk.hparams)
+            del state.logged_hparams[:-_MAX_LOGGED_HPARAMS]
         state.source_writers.update(chunk.source_writers)
         if chunk.run_display_name:
             state.run_display_name = chunk.run_display_name
@@ -381,6 +396,8 @@ class Loader(PeriodicReload):
         warnings: list[str] = list(state.notes)
         for file_state in sorted(state.files.values(), key=lambda f: f.name):
             warnings.extend(file_state.warnings())
+        side = [state.side_files[name] for name in sorted(state.side_files)]
+        warnings.extend(problem for _, _, problem in side if problem)
         return RunMeta(
             run=state.run,
             group=override.group or group,
@@ -395,4 +412,34 @@ class Loader(PeriodicReload):
             },
             display_names=dict(state.display_names),
             display_name=state.run_display_name,
+            hparams=tuple(
+                [source for _, source, _ in side if source is not None]
+                + state.logged_hparams
+            ),
         )
+
+
+def _read_side_files(state: _RunState) -> None:
+    """(Re-)reads the settings files of a run's directory that changed.
+
+    One `stat` per known file name per reload; a file is parsed again only
+    when its modification time or size moved. Remote logdirs are skipped
+    (a request per name per run per reload would cost more than it gives).
+    """
+    paths = [f.path for f in state.files.values()]
+    if not paths or _is_remote(paths[0]):
+        return
+    directory = os.path.dirname(_local(paths[0]))
+    for name in hparams.SIDE_FILES:
+        path = os.path.join(directory, name)
+        try:
+            stat = os.stat(path)
+        except OSError:
+            state.side_files.pop(name, None)
+            continue
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        known = state.side_files.get(name)
+        if known is not None and known[0] == stamp:
+            continue
+        source, problem = hparams.read_side_file(path, name)
+        state.side_files[name] = (stamp, source, problem)

@@ -18,7 +18,7 @@ from google.protobuf.message import DecodeError
 from tensorboard.compat.proto import event_pb2
 from tensorboard.plugins.custom_scalar import layout_pb2
 
-from tb_multiframework.ingest import histograms, tensors
+from tb_multiframework.ingest import histograms, hparams, tensors
 from tb_multiframework.ingest.decoded import (
     DecodedChunk,
     Histogram,
@@ -246,6 +246,9 @@ def _decode_value(
         plugins.note(tag, metadata.plugin_data.plugin_name)
         if metadata.display_name and metadata.display_name != tag:
             chunk.display_names[tag] = metadata.display_name
+        if metadata.plugin_data.plugin_name == hparams.PLUGIN_NAME:
+            _decode_hparams(tag, metadata.plugin_data.content, chunk)
+            return
     if kind == "simple_value":
         plugins.note(tag, _SCALARS)
         columns.add(record, tag, step, wall, value.simple_value)
@@ -290,6 +293,12 @@ def _decode_tensor(
                 )
             )
         return
+    if plugin == "text" and hparams.text_source_prefix(tag) is not None:
+        found, problem = hparams.from_text(tag, tensors.tensor_strings(tensor))
+        if found is not None:
+            chunk.hparams.append(found)
+        if problem:
+            chunk.problems.append(problem)
     if plugin == _HISTOGRAMS:
         edges, counts = histograms.from_bucket_triples(
             tensors.tensor_to_array(tensor)
@@ -303,6 +312,14 @@ def _decode_tensor(
             columns.add(record, tag, step, wall, float(array.reshape(-1)[0]))
             return
     chunk.other_tags.setdefault(plugin or "tensors", set()).add(tag)
+
+
+def _decode_hparams(tag: str, content: bytes, chunk: DecodedChunk) -> None:
+    """An `hparams` plugin summary: values only from session_start_info."""
+    chunk.other_tags.setdefault(hparams.PLUGIN_NAME, set()).add(tag)
+    found = hparams.from_plugin_content(content, where=tag)
+    if found is not None:
+        chunk.hparams.append(found)
 
 
 def _add_histogram(

@@ -6,7 +6,8 @@ the parse failing. The message classes are built here from a descriptor that
 mirrors VisualDL 2.5's `record.proto` (field numbers checked against its
 `record_pb2`), so reading needs only `protobuf`, not visualdl. Kinds this
 plugin does not chart are declared as `bytes`, which the wire format allows
-for any message field, so they are recognised without being decoded.
+for any message field, so they are recognised without being decoded;
+`hparam` (`add_hparams`) is decoded as VisualDL's `Record.HParam`.
 Timestamps are milliseconds; `add_scalars(main, {sub: v})` is read as tag
 `main/sub`.
 """
@@ -20,7 +21,7 @@ import numpy as np
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError
 
-from tb_multiframework.ingest import histograms
+from tb_multiframework.ingest import histograms, hparams
 from tb_multiframework.ingest.decoded import (
     DecodedChunk,
     Histogram,
@@ -70,6 +71,35 @@ def _build_record_class() -> Any:
     tag_value.field.add(
         name="value", number=2, label=_F.LABEL_OPTIONAL, type=_F.TYPE_FLOAT
     )
+    hparam = record.nested_type.add(name="HParam")
+    info = hparam.nested_type.add(name="HparamInfo")
+    info.oneof_decl.add(name="type")
+    for name, number, kind in (
+        ("int_value", 1, _F.TYPE_INT64),
+        ("float_value", 2, _F.TYPE_DOUBLE),
+        ("string_value", 3, _F.TYPE_STRING),
+    ):
+        info.field.add(
+            name=name,
+            number=number,
+            label=_F.LABEL_OPTIONAL,
+            type=kind,
+            oneof_index=0,
+        )
+    info.field.add(
+        name="name", number=4, label=_F.LABEL_OPTIONAL, type=_F.TYPE_STRING
+    )
+    for name, number in (("hparamInfos", 1), ("metricInfos", 2)):
+        hparam.field.add(
+            name=name,
+            number=number,
+            label=_F.LABEL_REPEATED,
+            type=_F.TYPE_MESSAGE,
+            type_name=".tb_multiframework.visualdl.Record.HParam.HparamInfo",
+        )
+    hparam.field.add(
+        name="name", number=3, label=_F.LABEL_OPTIONAL, type=_F.TYPE_STRING
+    )
     value = record.nested_type.add(name="Value")
     value.oneof_decl.add(name="one_value")
     for name, number, kind in (
@@ -90,7 +120,7 @@ def _build_record_class() -> Any:
         ("meta_data", 10, _F.TYPE_MESSAGE, "MetaData"),
         ("roc_curve", 11, _F.TYPE_BYTES, ""),
         ("text", 12, _F.TYPE_BYTES, ""),
-        ("hparam", 13, _F.TYPE_BYTES, ""),
+        ("hparam", 13, _F.TYPE_MESSAGE, "HParam"),
         ("tag_value", 14, _F.TYPE_MESSAGE, "TagValue"),
     )
     for name, number, kind, type_name in one_value:
@@ -241,6 +271,11 @@ def _decode_value(
             return
         chunk.histograms.setdefault(value.tag, []).append(
             Histogram(step=step, wall_time=wall, edges=edges, counts=counts)
+        )
+    elif kind == "hparam":
+        chunk.other_tags.setdefault(kind, set()).add(value.tag)
+        chunk.hparams.append(
+            hparams.from_visualdl(value.hparam, where="add_hparams")
         )
     elif kind == "meta_data":
         if value.meta_data.display_name:

@@ -331,7 +331,10 @@ def test_create_layout_in_the_ui_save_reload_and_see_both_curves(
     assert ("pytorch_sgd", "Loss/val") in expected
     assert ("keras_fit/validation", "epoch_loss") in expected
     _wait_for_count(frame, row0, len(expected))
-    assert _pairs_shown(frame, row0) == expected
+    shown = _pairs_shown(frame, row0)
+    # The preview lists at most 12 pairs (preview.js LISTED_PAIRS) and counts
+    # the rest.
+    assert shown <= expected and len(shown) == min(len(expected), 12)
 
     # A second regex, invalid: explained inline with Python's message and a
     # caret under the position it names.

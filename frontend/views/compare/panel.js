@@ -21,6 +21,7 @@ import { formatInt, formatValue, plural } from "../../format.js";
 import { apiUrl, fetchJson, LatestRequest } from "../../model.js";
 import { axisInfo } from "./axes.js";
 import { runColor } from "./colors.js";
+import { groupChartSeries, groupColor, groupDiffSeries } from "./groups.js";
 import {
   diffChartSeries,
   mainChartSeries,
@@ -68,6 +69,14 @@ let panelCount = 0;
  * @property {(range: [number, number] | null) => void} [onZoomChange] the
  *     user zoomed (drag) or reset (double-click)
  * @property {(response: ScalarsResponse) => void} [onData] each answer
+ * @property {string | null} [groupBy] draw groups of runs (`group`,
+ *     `framework`, `writer`, `trainer`, `hparam:<key>`): each group's
+ *     center line with its band (compare/groups.js); null draws runs
+ * @property {'mean' | 'median'} [aggregate] the center line (default mean)
+ * @property {'std' | 'ci95' | 'minmax' | 'none'} [band] (default std)
+ * @property {boolean} [showMembers] also draw each member, faint
+ * @property {string | null} [baselineGroup] a group: adds the difference
+ *     of centers with its band
  */
 
 /**
@@ -276,7 +285,13 @@ export class ComparisonChart {
       params.smoothingMode = "time";
     }
     params.points = clampPoints(o.points);
-    if (o.baseline && o.runs.includes(o.baseline)) {
+    if (o.groupBy) {
+      params.groupBy = o.groupBy;
+      params.aggregate = o.aggregate ?? "mean";
+      params.band = o.band ?? "std";
+      params.includeSeries = o.showMembers ? "1" : "0";
+      if (o.baselineGroup) params.baselineGroup = o.baselineGroup;
+    } else if (o.baseline && o.runs.includes(o.baseline)) {
       params.baseline = o.baseline;
       if (o.diffMode === "ratio") params.diffMode = "ratio";
     }
@@ -453,8 +468,12 @@ export class ComparisonChart {
 
   /** @param {ScalarsResponse} response */
   _renderDiffTitle(response) {
-    const ratio = response.diffMode === "ratio";
-    const baseline = /** @type {string} */ (response.baseline);
+    const group = /** @type {any} */ (response).baselineGroup;
+    const ratio = !group && response.diffMode === "ratio";
+    const baseline = /** @type {string} */ (group ?? response.baseline);
+    const dot = group
+      ? groupColor(this.ctx.catalog, group)
+      : runColor(this.ctx.catalog, baseline);
     setChildren(
       this._diffTitle,
       h("span", {
@@ -463,14 +482,18 @@ export class ComparisonChart {
       }),
       h("span", {
         className: "tbmf-cmp-panel__diff-formula",
-        text: ratio ? "run ÷ baseline" : "run − baseline",
+        text: group
+          ? `group ${/** @type {any} */ (response).aggregate} − baseline group's, band: ${/** @type {any} */ (response).band}`
+          : ratio
+            ? "run ÷ baseline"
+            : "run − baseline",
       }),
       h(
         "span",
         { className: "tbmf-cmp-panel__diff-baseline" },
         h("span", {
           className: "tbmf-dot",
-          style: { "--dot": runColor(this.ctx.catalog, baseline) },
+          style: { "--dot": dot },
         }),
         h("span", { text: baseline }),
       ),
@@ -531,10 +554,20 @@ export class ComparisonChart {
     const showTag = !o.tag;
     const colorOf = (/** @type {string} */ run) =>
       runColor(this.ctx.catalog, run);
-    const main = mainChartSeries(response, { showTag, colorOf });
-    const diffs = response.baseline
-      ? diffChartSeries(response, { showTag, colorOf })
-      : [];
+    const anyResponse = /** @type {any} */ (response);
+    const grouped = Array.isArray(anyResponse.aggregates);
+    const catalog = this.ctx.catalog;
+    const main = grouped
+      ? groupChartSeries(response, {
+          catalog,
+          showMembers: Boolean(o.showMembers),
+        })
+      : mainChartSeries(response, { showTag, colorOf });
+    const diffs = grouped
+      ? groupDiffSeries(response, { catalog })
+      : response.baseline
+        ? diffChartSeries(response, { showTag, colorOf })
+        : [];
     const xRange = o.xRange ?? null;
     const common = {
       xLabel: axis.label,
@@ -556,7 +589,7 @@ export class ComparisonChart {
       o.height ?? DEFAULT_HEIGHT,
     ]);
     const emptyText =
-      response.series.length === 0
+      response.series.length === 0 && !grouped
         ? "No run has this metric."
         : "Nothing to draw on this axis.";
     if (!this.mainChart) {
@@ -582,8 +615,13 @@ export class ComparisonChart {
     }
     this._mainLook = mainLook;
 
-    const placed = (response.diffs ?? []).filter((d) => !d.excluded);
-    if (response.baseline && placed.length > 0) {
+    const placed = grouped
+      ? (anyResponse.groupDiffs ?? [])
+      : (response.diffs ?? []).filter((d) => !d.excluded);
+    const hasBaseline = grouped
+      ? Boolean(anyResponse.baselineGroup)
+      : Boolean(response.baseline);
+    if (hasBaseline && placed.length > 0) {
       this._diffBox.hidden = false;
       this._renderDiffTitle(response);
       const overlap = placed.some((d) => d.x.length > 0);

@@ -1,0 +1,198 @@
+// The Compare toolbar's "Groups" controls: group by (none, group,
+// framework, writer, trainer, any hyper-parameter), center (mean / median),
+// band (± std, 95% CI, min–max, none), members on/off and a baseline group.
+// State lives in the URL: `cg` group by, `ca` center, `cbd` band, `cmb` "1"
+// to draw members, `cbg` the baseline group.
+
+import { h, setChildren } from "../../dom.js";
+import { AGGREGATES, BANDS, GROUP_BY } from "./groups.js";
+
+/** State keys of the group controls. */
+export const GROUP_KEYS = Object.freeze({
+  groupBy: "cg",
+  aggregate: "ca",
+  band: "cbd",
+  members: "cmb",
+  baselineGroup: "cbg",
+});
+const HPARAM = "hparam:";
+
+/**
+ * @typedef {Object} GroupState
+ * @property {string | null} groupBy
+ * @property {'mean' | 'median'} aggregate
+ * @property {'std' | 'ci95' | 'minmax' | 'none'} band
+ * @property {boolean} showMembers
+ * @property {string | null} baselineGroup
+ */
+
+/**
+ * @param {import("../../state.js").AppState} state
+ * @returns {GroupState}
+ */
+export function readGroupState(state) {
+  const groupBy = state.get(GROUP_KEYS.groupBy) || null;
+  const band = state.get(GROUP_KEYS.band, "std");
+  return {
+    groupBy,
+    aggregate: state.get(GROUP_KEYS.aggregate) === "median" ? "median" : "mean",
+    band: /** @type {any} */ (
+      BANDS.some(([value]) => value === band) ? band : "std"
+    ),
+    showMembers: state.get(GROUP_KEYS.members) === "1",
+    baselineGroup: groupBy ? state.get(GROUP_KEYS.baselineGroup) || null : null,
+  };
+}
+
+/**
+ * Hyper-parameter keys of the runs, for "group by hparam:<key>".
+ * @param {{hparams?: Record<string, unknown>}[]} runs
+ * @returns {string[]}
+ */
+function hparamKeys(runs) {
+  const keys = new Set();
+  for (const run of runs)
+    for (const key of Object.keys(run.hparams ?? {})) keys.add(key);
+  return [...keys].sort();
+}
+
+export class GroupControls {
+  /**
+   * @param {import("../../app.js").ViewContext} ctx
+   */
+  constructor(ctx) {
+    this.ctx = ctx;
+    const update = (/** @type {Record<string, string | null>} */ patch) =>
+      ctx.state.update(patch);
+    this.groupBy = h("select", {
+      className: "tbmf-cmp-select",
+      title:
+        "Draw each group of runs as its mean (or median) line with a band " +
+        "over its members, on the union of their x (no extrapolation)",
+      attrs: { "aria-label": "Group runs by" },
+      dataset: { control: "group-by" },
+      on: {
+        change: () =>
+          update({
+            [GROUP_KEYS.groupBy]: this.groupBy.value || null,
+            [GROUP_KEYS.baselineGroup]: null,
+          }),
+      },
+    });
+    this.aggregate = select("Center line", "aggregate", AGGREGATES, () =>
+      update({
+        [GROUP_KEYS.aggregate]:
+          this.aggregate.value === "median" ? "median" : null,
+      }),
+    );
+    this.band = select("Band", "band", BANDS, () =>
+      update({
+        [GROUP_KEYS.band]: this.band.value === "std" ? null : this.band.value,
+      }),
+    );
+    this.members = h("button", {
+      className: "tbmf-cmp-toggle",
+      text: "members",
+      title: "Also draw every member run, faint, in its group's colour",
+      attrs: { type: "button", "aria-pressed": "false" },
+      dataset: { control: "members" },
+      on: {
+        click: () =>
+          update({
+            [GROUP_KEYS.members]: readGroupState(ctx.state).showMembers
+              ? null
+              : "1",
+          }),
+      },
+    });
+    this.baselineGroup = h("select", {
+      className: "tbmf-cmp-select",
+      title:
+        "Difference of each group's center from this group's, with a band " +
+        "from both groups' spread",
+      attrs: { "aria-label": "Baseline group" },
+      dataset: { control: "baseline-group" },
+      on: {
+        change: () =>
+          update({
+            [GROUP_KEYS.baselineGroup]: this.baselineGroup.value || null,
+          }),
+      },
+    });
+    this.element = h(
+      "span",
+      { className: "tbmf-cmp-groups" },
+      this.groupBy,
+      this.aggregate,
+      this.band,
+      this.members,
+      this.baselineGroup,
+    );
+  }
+
+  /**
+   * @param {string[]} groups the groups of the last answer (baseline choices)
+   */
+  render(groups = []) {
+    const s = readGroupState(this.ctx.state);
+    const keys = hparamKeys(this.ctx.catalog.runs);
+    const choices = [
+      ...GROUP_BY,
+      ...keys.map((key) => [`${HPARAM}${key}`, `hparam ${key}`]),
+    ];
+    if (s.groupBy && !choices.some(([value]) => value === s.groupBy)) {
+      choices.push([s.groupBy, s.groupBy]);
+    }
+    setChildren(
+      this.groupBy,
+      choices.map(([value, label]) =>
+        h("option", { text: label, attrs: { value } }),
+      ),
+    );
+    this.groupBy.value = s.groupBy ?? "";
+    this.aggregate.value = s.aggregate;
+    this.band.value = s.band;
+    const on = Boolean(s.groupBy);
+    for (const control of [
+      this.aggregate,
+      this.band,
+      this.members,
+      this.baselineGroup,
+    ]) {
+      control.disabled = !on;
+    }
+    this.members.classList.toggle("is-on", s.showMembers);
+    this.members.setAttribute("aria-pressed", String(s.showMembers));
+    const options = [["", "no baseline group"], ...groups.map((g) => [g, g])];
+    if (s.baselineGroup && !groups.includes(s.baselineGroup)) {
+      options.push([s.baselineGroup, `${s.baselineGroup} (not shown)`]);
+    }
+    setChildren(
+      this.baselineGroup,
+      options.map(([value, label]) =>
+        h("option", { text: label, attrs: { value } }),
+      ),
+    );
+    this.baselineGroup.value = s.baselineGroup ?? "";
+  }
+}
+
+/**
+ * @param {string} label
+ * @param {string} control
+ * @param {readonly (readonly string[])[]} choices
+ * @param {() => void} onChange
+ * @returns {HTMLSelectElement}
+ */
+function select(label, control, choices, onChange) {
+  return h(
+    "select",
+    {
+      className: "tbmf-cmp-select",
+      attrs: { "aria-label": label },
+      dataset: { control },
+      on: { change: onChange },
+    },
+    choices.map(([value, text]) => h("option", { text, attrs: { value } })),
+  );
+}
