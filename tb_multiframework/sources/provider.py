@@ -34,7 +34,8 @@ from tensorboard.data.provider import RunTagFilter
 from tensorboard.plugins.custom_scalar import layout_pb2
 
 from tb_multiframework.config import Config
-from tb_multiframework.ingest import histograms
+from tb_multiframework.core.hparams import HParamSource
+from tb_multiframework.ingest import hparams, histograms
 from tb_multiframework.ingest.loader import Loader, ReloadStats
 from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.sources import SourceStatus, logdir_readable
@@ -84,9 +85,12 @@ class _Listing:
     )
     display_names: dict[str, str] = dataclasses.field(default_factory=dict)
     other_tags: dict[str, set[str]] = dataclasses.field(default_factory=dict)
+    hparams: list[HParamSource] = dataclasses.field(default_factory=list)
+    problems: list[str] = dataclasses.field(default_factory=list)
 
     def signature(self) -> tuple[Any, ...]:
         return (
+            self.hparams,
             sorted(self.scalars.items()),
             sorted(self.histograms.items()),
             sorted(self.layouts.items()),
@@ -235,6 +239,8 @@ class ProviderSource(PeriodicReload):
                     "(graph)" if tag == _RUN_GRAPH_TAG else tag for tag in tags
                 }
                 listing.other_tags.setdefault(kind, set()).update(names)
+                if plugin == hparams.PLUGIN_NAME:
+                    _note_hparams(listing, tags)
         return listings
 
     def _other_plugins(self) -> list[str]:
@@ -244,11 +250,12 @@ class ProviderSource(PeriodicReload):
             return []
         return sorted(set(plugins) - set(_OWN_PLUGINS))
 
-    def _other_series(self, plugin: str) -> Iterator[tuple[str, list[str]]]:
+    def _other_series(
+        self, plugin: str
+    ) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        """(run, {tag: listed series}) of a plugin this tab does not chart."""
         for method in ("list_tensors", "list_blob_sequences"):
-            found = self._call(method, plugin_name=plugin)
-            for run, tags in found.items():
-                yield run, list(tags)
+            yield from self._call(method, plugin_name=plugin).items()
 
     def _read_runs(
         self, runs: list[str], listings: Mapping[str, _Listing]
@@ -396,7 +403,9 @@ class ProviderSource(PeriodicReload):
             writer=override.writer or detection.writer,
             format="tfevents",
             evidence=tuple(evidence),
+            hparams=tuple(read.listing.hparams),
             warnings=(
+                *read.listing.problems[:_MAX_TAGS_NAMED],
                 *read.problems[:_MAX_TAGS_NAMED],
                 *self._sampled_warnings(read),
             ),
@@ -486,6 +495,23 @@ class _VisualDLFiles(Loader):
         for found in super()._discover():
             if found[3] == "visualdl" and found[0] not in self.skip:
                 yield found
+
+
+def _note_hparams(listing: _Listing, tags: Mapping[str, Any]) -> None:
+    """Hyper-parameters from `hparams` summaries: their values travel in
+    the listed metadata (plugin content), so no read is needed."""
+    for tag, series in sorted(tags.items()):
+        if tag != hparams.SESSION_START_TAG:
+            continue
+        try:
+            found = hparams.from_plugin_content(
+                series.plugin_content, where=tag
+            )
+        except ValueError as error:
+            listing.problems.append(f"{tag}: {error}")
+            continue
+        if found is not None:
+            listing.hparams.append(found)
 
 
 def _count(n: int, one: str, many: str) -> str:
