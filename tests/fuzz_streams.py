@@ -60,6 +60,7 @@ class Expected:
       other_tags: tags of every other kind (text, images, graph, ...).
       display_names: tag -> display name (tfevents).
       run_display_name: the VisualDL run's display name.
+      hparams: values of each `hparams` plugin summary, in logged order.
     """
 
     scalars: dict[str, tuple[list[int], list[float], list[float]]] = (
@@ -74,6 +75,7 @@ class Expected:
     other_tags: set[str] = dataclasses.field(default_factory=set)
     display_names: dict[str, str] = dataclasses.field(default_factory=dict)
     run_display_name: str = ""
+    hparams: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     def add_scalar(self, tag: str, step: int, wall: float, value: float):
         steps, walls, values = self.scalars.setdefault(tag, ([], [], []))
@@ -385,7 +387,8 @@ def expected_tfevents(path: str) -> Expected:
     first non-empty plugin name its values carry; `simple_value` is a
     scalar; a numeric tensor of one element is a scalar when its tag's
     plugin is `scalars` or none; `histo` and `histograms` tensors are
-    histograms; `custom_scalars` (or the layout tag) carry layouts; every
+    histograms; `custom_scalars` (or the layout tag) carry layouts; an
+    `hparams` summary is an other tag carrying its session's values; every
     other value with data, the graph and tagged run metadata are other tags.
     """
     out = Expected()
@@ -428,6 +431,18 @@ def _expect_value(
         shown = value.metadata.display_name
         if shown and shown != tag:
             out.display_names[tag] = shown
+        if name == "hparams":
+            data = plugin_data_pb2.HParamsPluginData.FromString(
+                value.metadata.plugin_data.content
+            )
+            out.other_tags.add(tag)
+            out.hparams.append(
+                {
+                    key: json_format.MessageToDict(item)
+                    for key, item in data.session_start_info.hparams.items()
+                }
+            )
+            return
     kind = value.WhichOneof("value")
     if kind == "simple_value":
         plugins.setdefault(tag, "scalars")
@@ -552,6 +567,16 @@ def _visualdl_value(
         out.run_display_name = name
         return eventfiles.vdl_value("", step, millis, display_name=name)
     tag = _pick(rng, pools["other_tags"])
-    field = int(rng.choice([5, 6, 12, 13]))  # image, audio, text, hparam
     out.other_tags.add(tag)
-    return eventfiles.vdl_value(tag, step, millis, other=(field, b"\x0a\x01x"))
+    field = int(rng.choice([5, 6, 12, 13]))  # image, audio, text, hparam
+    if field != 13:
+        raw = bytes(rng.integers(0, 256, int(rng.integers(0, 6)), np.uint8))
+        return eventfiles.vdl_value(tag, step, millis, other=(field, raw))
+    # HParam { HparamInfo hparamInfos = 1 { double float_value = 2;
+    # string name = 4 } }
+    rate = float(rng.random())
+    info = b"\x11" + struct.pack("<d", rate) + b"\x22\x02lr"
+    out.hparams.append({"lr": rate})
+    return eventfiles.vdl_value(
+        tag, step, millis, other=(13, b"\x0a" + bytes([len(info)]) + info)
+    )

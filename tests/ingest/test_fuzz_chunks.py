@@ -170,6 +170,13 @@ def _check(store: Store, run: str, expected: fuzz_streams.Expected) -> None:
     assert other == expected.other_tags
     assert dict(meta.display_names) == expected.display_names
     assert meta.display_name == expected.run_display_name
+    logged = [
+        dict(source.values)
+        for source in meta.hparams
+        if source.kind in ("hparams_plugin", "visualdl")
+    ]
+    # The loader keeps a run's last 20 hparams summaries.
+    assert logged == expected.hparams[-20:]
 
 
 @pytest.mark.parametrize(
