@@ -35,7 +35,7 @@ from tensorboard.plugins.custom_scalar import layout_pb2
 
 from tb_multiframework.config import Config
 from tb_multiframework.core.hparams import HParamSource
-from tb_multiframework.ingest import hparams, histograms
+from tb_multiframework.ingest import histograms, hparams
 from tb_multiframework.ingest.loader import Loader, ReloadStats
 from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.sources import SourceStatus, logdir_readable
