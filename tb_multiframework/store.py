@@ -11,6 +11,7 @@ arrays of a `ScalarSeries`, bit for bit what was appended.
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -99,6 +100,7 @@ class _Columns:
     def __init__(self, width: int) -> None:
         self._chunks: list[list[Any]] = [[] for _ in range(width)]
         self._merged: tuple[Any, ...] | None = None
+        self.count = 0  # rows appended
 
     def append(self, *columns: Any) -> None:
         if self._merged is not None:
@@ -107,6 +109,7 @@ class _Columns:
             self._merged = None
         for chunks, column in zip(self._chunks, columns):
             chunks.append(column)
+        self.count += len(columns[0])
 
     def merged(self, merge: Any) -> tuple[Any, ...]:
         if self._merged is None:
@@ -208,20 +211,31 @@ class _Run:
     def note_points(self, steps: np.ndarray, wall_times: np.ndarray) -> None:
         if len(steps) == 0:
             return
-        low, high = int(steps.min()), int(steps.max())
-        first, last = float(wall_times.min()), float(wall_times.max())
+        self.note_range(
+            int(steps.min()),
+            int(steps.max()),
+            float(np.fmin.reduce(wall_times)),
+            float(np.fmax.reduce(wall_times)),
+        )
+
+    def note_range(
+        self, low: int, high: int, first: float, last: float
+    ) -> None:
+        """Widens the run's ranges; NaN wall times are ignored."""
         self.first_step = (
             low if self.first_step is None else min(self.first_step, low)
         )
         self.last_step = (
             high if self.last_step is None else max(self.last_step, high)
         )
-        self.start_time = (
-            first if self.start_time is None else min(self.start_time, first)
-        )
-        self.end_time = (
-            last if self.end_time is None else max(self.end_time, last)
-        )
+        self.start_time = _fbound(np.fmin, self.start_time, first)
+        self.end_time = _fbound(np.fmax, self.end_time, last)
+
+
+def _fbound(pick: Any, known: float | None, new: float) -> float | None:
+    if known is None:
+        return None if math.isnan(new) else new
+    return float(pick(known, new))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -321,6 +335,40 @@ class Store:
             state.note_points(step_array, wall_array)
             state.version += 1
             self._version += 1
+
+    def restore_scalars(
+        self,
+        run: str,
+        tag: str,
+        blocks: list[PackedSeries],
+        *,
+        ranges: tuple[int, int, float, float],
+    ) -> None:
+        """Puts cached blocks in as a new series of a run.
+
+        Args:
+          blocks: the series' points, packed (e.g. memory-mapped).
+          ranges: (lowest step, highest step, first, last wall time), as
+            `note_points` would find them.
+        """
+        with self._lock:
+            state = self._runs[run]
+            series = state.scalars[tag] = _Scalars()
+            series.restore(blocks)
+            state.num_points += series.count
+            if series.count:
+                state.note_range(*ranges)
+            state.version += 1
+            self._version += 1
+
+    def series_counts(self, run: str) -> tuple[dict[str, int], dict[str, int]]:
+        """Points per scalar tag and histograms per histogram tag of a run."""
+        with self._lock:
+            state = self._runs[run]
+            return (
+                {tag: s.count for tag, s in state.scalars.items()},
+                {tag: c.count for tag, c in state.histograms.items()},
+            )
 
     def add_layout(self, run: str, step: int, layout: dict[str, Any]) -> None:
         """Records a custom-scalar layout logged in a run."""
