@@ -228,7 +228,7 @@ def _writer(root: str, logdir: str, seed: int, rounds: int) -> None:
     """One TensorBoard's reloads: its own runs plus a shared one."""
     rng = np.random.default_rng(seed)
     store, cache = Store(), LogdirCache(root, logdir)
-    for i in range(rounds):
+    for _ in range(rounds):
         for run in (f"own{seed}", "shared"):
             _fill(store, run, rng, 200)
             consumed = store.summary(run).num_points
