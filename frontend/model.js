@@ -25,6 +25,22 @@
  * @property {string[]} [evidence] why this framework and writer
  * @property {string[]} [files]
  * @property {string[]} warnings
+ * @property {string} [trainer] lightning | transformers | keras_fit |
+ *     paddle_hapi | "" (the training loop on top of the writer)
+ * @property {string[]} [trainerEvidence]
+ * @property {string} [parent] the run this is a torch sub-run of
+ * @property {string} [subRun] add_scalars | add_hparams | ""
+ * @property {RunAttempt[]} [attempts] one per attempt of a resumed run
+ * @property {string} [resumeNote] "resumed at step 40 · 20 points
+ *     superseded", or ""
+ *
+ * @typedef {Object} RunAttempt
+ * @property {number} attempt 0 for the first
+ * @property {number | null} startStep
+ * @property {string} cause session_log | step_decrease | step_relogged | ""
+ * @property {number} points scalar points logged in it
+ * @property {number} superseded of those, replaced by a later attempt
+ * @property {number} repeated of those, logged again at the same step
  *
  * @typedef {Object} RunsPayload The body of `GET runs`.
  * @property {RunInfo[]} runs

@@ -17,6 +17,7 @@ Interpreters (flag, else environment variable, else default):
     --torch-python   DEMO_TORCH_PYTHON   /opt/venvs/demo-torch/bin/python
     --tf-python      DEMO_TF_PYTHON      /opt/venvs/demo-tf/bin/python
     --paddle-python  DEMO_PADDLE_PYTHON  /opt/venvs/demo-paddle/bin/python
+    --trainers-python DEMO_TRAINERS_PYTHON /opt/venvs/demo-trainers/bin/python
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ _DEFAULT_PYTHONS = {
     "torch": ("DEMO_TORCH_PYTHON", "/opt/venvs/demo-torch/bin/python"),
     "tf": ("DEMO_TF_PYTHON", "/opt/venvs/demo-tf/bin/python"),
     "paddle": ("DEMO_PADDLE_PYTHON", "/opt/venvs/demo-paddle/bin/python"),
+    "trainers": (
+        "DEMO_TRAINERS_PYTHON",
+        "/opt/venvs/demo-trainers/bin/python",
+    ),
 }
 
 
@@ -65,6 +70,9 @@ RUNS = (
     Run("paddle_vdl", "paddle", "gen_paddle_vdl.py", "visualdl"),
     Run("paddle_tbx", "paddle", "gen_paddle_tbx.py", "tfevents"),
     Run("paddle_hapi", "paddle", "gen_paddle_hapi.py", "visualdl"),
+    Run("lightning_mlp", "trainers", "gen_lightning.py", "tfevents"),
+    Run("hf_trainer", "trainers", "gen_hf_trainer.py", "tfevents"),
+    Run("pytorch_resumed", "torch", "gen_pytorch_resumed.py", "tfevents"),
     Run(
         "seeds_pytorch",
         "torch",
@@ -86,6 +94,7 @@ _CHILD_ENV = {
     "TF_CPP_MIN_LOG_LEVEL": "2",
     "TF_ENABLE_ONEDNN_OPTS": "0",
     "PYTHONDONTWRITEBYTECODE": "1",
+    "HF_HUB_OFFLINE": "1",
 }
 
 

@@ -38,6 +38,7 @@ from tb_multiframework.core.metrics import (
     MetricEntry,
     build_metric_index,
     canonical_metric,
+    is_placeholder_metric,
     parse_alias_rules,
 )
 from tb_multiframework.core.types import (
@@ -47,6 +48,16 @@ from tb_multiframework.core.types import (
     RunInfo,
 )
 from tb_multiframework.layout_store import LayoutStore
+from tb_multiframework.scalar_views import (
+    aggregation_of,
+    all_attempt_rows,
+    current_attempts,
+    hidden_counts,
+    resume_note,
+    run_attempts,
+    superseded_selections,
+    with_batch_view,
+)
 from tb_multiframework.sources import Source
 from tb_multiframework.store import HistogramSeries, RunSummary, Store
 
@@ -201,6 +212,7 @@ class Api:
                 group=s.meta.group,
                 framework=s.meta.framework,
                 writer=s.meta.writer,
+                trainer=s.meta.trainer,
             )
             for run, s in summaries.items()
         }
@@ -218,6 +230,12 @@ class Api:
             (infos[run], tag)
             for run, summary in summaries.items()
             for tag in summary.scalar_tags
+            if not (
+                tag == "hp_metric"
+                and is_placeholder_metric(
+                    tag, self._store.scalars(run, tag).values.tolist()
+                )
+            )
         ]
         entries = build_metric_index(pairs, aliases=aliases, level_hints=hints)
         return _Context(
@@ -273,8 +291,17 @@ class Api:
         return maps
 
     def _epoch_inputs(self, run: str) -> dict[str, Any]:
-        """A run's scalar series plus its histogram tags' positions."""
-        inputs: dict[str, Any] = dict(self._store.run_scalars(run))
+        """A run's scalar series plus its histogram tags' positions.
+
+        Current points only (a resumed run's superseded points would make
+        its epoch counter go back). A torch `add_scalars`/`add_hparams`
+        sub-run sees its parent's tags too, so it gets the parent's epochs.
+        """
+        parent = self._store.meta(run).parent
+        inputs: dict[str, Any] = {}
+        if parent and self._store.has_run(parent):
+            inputs.update(self._epoch_inputs(parent))
+        inputs.update(self._store.run_scalars(run, current=True))
         for tag in self._store.summary(run).histogram_tags:
             hist = self._store.histograms(run, tag)
             inputs.setdefault(
@@ -322,7 +349,7 @@ class Api:
         return {
             "runs": [
                 {
-                    **_run_entry(summary, ctx.epoch_maps[run]),
+                    **self._run_entry(summary, ctx.epoch_maps[run]),
                     **ctx.experiments.run_fields(run),
                 }
                 for run, summary in sorted(ctx.summaries.items())
@@ -337,6 +364,24 @@ class Api:
             "errors": errors,
             "source": loader.status().to_json() if loader is not None else None,
         }
+
+    def _run_entry(
+        self, summary: RunSummary, emap: EpochMap | Excluded
+    ) -> dict[str, Any]:
+        entry = _run_entry(summary, emap)
+        meta = summary.meta
+        attempts = run_attempts(self._store, meta, summary.first_step)
+        entry.update(
+            {
+                "trainer": meta.trainer,
+                "trainerEvidence": list(meta.trainer_evidence),
+                "parent": meta.parent,
+                "subRun": meta.sub_run,
+                "attempts": attempts,
+                "resumeNote": resume_note(attempts),
+            }
+        )
+        return entry
 
     def metrics(self) -> dict[str, Any]:
         """`GET metrics`: the cross-framework metric index."""
@@ -353,6 +398,8 @@ class Api:
                             "tag": m.tag,
                             "level": m.level,
                             "derivation": m.derivation,
+                            "aliases": list(m.aliases),
+                            **self._aggregation_json(ctx, m.run, m.tag),
                         }
                         for m in entry.members
                     ],
@@ -376,6 +423,13 @@ class Api:
             raise ValueError(
                 f"baseline run {baseline!r} is not among the selected series"
             )
+        ctx = self._context()
+        extras = (
+            superseded_selections(self._store, selections)
+            if query.attempts == "all"
+            else []
+        )
+        selections, notes = self._batch_view(ctx, selections, query)
         comparison = compare_scalars(
             selections if query.include_series else [],
             axis=query.x,
@@ -387,18 +441,77 @@ class Api:
             x_range=query.x_range,
         )
         payload = comparison.to_json()
+        if query.include_series:
+            for sel, series, note in zip(
+                selections, payload["series"], notes, strict=True
+            ):
+                series.update(self._aggregation_json(ctx, sel.run.run, sel.tag))
+                series["batchValues"] = note
+                series["hidden"] = hidden_counts(
+                    self._store, sel.run.run, sel.tag
+                )
+            payload["series"] += self._superseded_json(query, extras)
+        payload["attempts"] = query.attempts
+        payload["batchValues"] = query.batch_values
         if query.aggregate != "none":
             payload.update(self._aggregates(query, selections))
             if not query.include_series:
                 payload["series"] = []
         payload["missing"] = missing
         payload["dataVersion"] = self._store.version
-        ctx = self._context()
         payload["epochSources"] = {
             s.run.run: _epoch_source(ctx.epoch_maps[s.run.run])
             for s in selections
         }
         return payload
+
+    def _aggregation_json(
+        self, ctx: _Context, run: str, tag: str
+    ) -> dict[str, str]:
+        found = aggregation_of(
+            ctx.infos[run], tag, ctx.epoch_maps[run], ctx.aliases
+        )
+        return {
+            "aggregation": found.kind,
+            "aggregationEvidence": found.evidence,
+        }
+
+    def _batch_view(
+        self, ctx: _Context, selections: list[Selection], query: ScalarQuery
+    ) -> tuple[list[Selection], list[str]]:
+        """Selections with batch values shown as asked, and notes."""
+        shown, notes = [], []
+        for sel in selections:
+            if query.batch_values == "logged":
+                shown.append(sel)
+                notes.append("")
+                continue
+            found = aggregation_of(
+                sel.run, sel.tag, ctx.epoch_maps[sel.run.run], ctx.aliases
+            )
+            converted, note = with_batch_view(sel, found, query.batch_values)
+            shown.append(converted)
+            notes.append(note)
+        return shown, notes
+
+    def _superseded_json(
+        self, query: ScalarQuery, extras: list[Any]
+    ) -> list[dict[str, Any]]:
+        """The not-shown points as extra series (no baseline, no diffs)."""
+        if not extras:
+            return []
+        found = compare_scalars(
+            [e.selection for e in extras],
+            axis=query.x,
+            smoothing=query.smoothing,
+            smoothing_mode=query.smoothing_mode,
+            points=query.points,
+            x_range=query.x_range,
+        ).to_json()["series"]
+        for series, extra in zip(found, extras, strict=True):
+            series["attempt"] = extra.attempt
+            series["superseded"] = True
+        return found
 
     def _aggregates(
         self, query: ScalarQuery, selections: list[Selection]
@@ -443,7 +556,8 @@ class Api:
             raise NotFound(f"unknown metric {metric!r}")
         members = [(m.run, m.tag) for m in entry.members]
         series = {
-            (run, tag): self._store.scalars(run, tag) for run, tag in members
+            (run, tag): self._store.current_scalars(run, tag)
+            for run, tag in members
         }
         return experiments.metric_summary(
             entry.key, entry.name, members, series, ctx.experiments
@@ -456,13 +570,37 @@ class Api:
           (body, content type).
         """
         selections, _ = self._selections(query)
-        rows = export_rows(
-            selections,
-            axis=query.x,
-            smoothing=query.smoothing,
-            smoothing_mode=query.smoothing_mode,
-            x_range=query.x_range,
-        )
+        selections, _ = self._batch_view(self._context(), selections, query)
+        columns: tuple[str, ...] = EXPORT_COLUMNS
+        rows: Any
+        if query.attempts == "all":
+            extras = superseded_selections(self._store, selections)
+            current = [
+                current_attempts(self._store, s.run.run, s.tag)
+                for s in selections
+            ]
+            rows = (
+                (*row, attempt, is_current)
+                for row, attempt, is_current in all_attempt_rows(
+                    selections,
+                    current,
+                    extras,
+                    axis=query.x,
+                    smoothing=query.smoothing,
+                    smoothing_mode=query.smoothing_mode,
+                    x_range=query.x_range,
+                )
+            )
+            columns = (*EXPORT_COLUMNS, "attempt", "current")
+            selections = selections + [e.selection for e in extras]
+        else:
+            rows = export_rows(
+                selections,
+                axis=query.x,
+                smoothing=query.smoothing,
+                smoothing_mode=query.smoothing_mode,
+                x_range=query.x_range,
+            )
         total = sum(len(s.series) for s in selections)
         if total > MAX_EXPORT_ROWS:
             raise ValueError(
@@ -472,13 +610,13 @@ class Api:
         if fmt == "csv":
             out = io.StringIO()
             writer = csv.writer(out, lineterminator="\n")
-            writer.writerow(EXPORT_COLUMNS)
+            writer.writerow(columns)
             writer.writerows(rows)
             return out.getvalue(), "text/csv"
         body = json.dumps(
             {
                 "x": query.x,
-                "columns": list(EXPORT_COLUMNS),
+                "columns": list(columns),
                 "rows": [[_finite_or_name(v) for v in row] for row in rows],
             },
             allow_nan=False,
@@ -531,7 +669,7 @@ class Api:
             Selection(
                 run=ctx.infos[run],
                 tag=tag,
-                series=self._store.scalars(run, tag),
+                series=self._store.current_scalars(run, tag),
                 epoch_map=ctx.epoch_maps[run],
                 run_start_time=ctx.summaries[run].start_time,
                 run_last_step=ctx.summaries[run].last_step,
@@ -792,6 +930,8 @@ class ScalarQuery:
     baseline: str | None = None
     diff_mode: str = "difference"
     x_range: tuple[float, float] | None = None
+    attempts: str = "current"  # "all": superseded points too
+    batch_values: str = "logged"  # | "per_batch" | "running_mean"
     group_by: str = "group"
     aggregate: str = "none"
     band: str = "none"

@@ -26,6 +26,7 @@ from werkzeug import wrappers
 from tb_multiframework import api
 from tb_multiframework.config import ConfigFile, default_config_path
 from tb_multiframework.core import aggregate, groups, histdiff
+from tb_multiframework.core.aggregation import BATCH_VIEWS
 from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
@@ -36,6 +37,7 @@ from tb_multiframework.layout_store import (
     LayoutStoreError,
     resolve_layouts_path,
 )
+from tb_multiframework.scalar_views import ATTEMPT_MODES
 from tb_multiframework.sources import SOURCES, make_source
 from tb_multiframework.store import Store
 
@@ -429,6 +431,8 @@ def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
         baseline=_optional_text(request, "baseline"),
         diff_mode=_choice(request, "diffMode", tuple(DIFF_MODES), "difference"),
         x_range=x_range,
+        attempts=_choice(request, "attempts", ATTEMPT_MODES, "current"),
+        batch_values=_choice(request, "batchValues", BATCH_VIEWS, "logged"),
         **_aggregate_args(request),
     )
 

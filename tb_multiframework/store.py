@@ -6,6 +6,13 @@ exact, steps and wall times as narrow differences), about 8 bytes a point
 instead of 24, in blocks that `compact()` seals after each reload; a request
 decodes the blocks of the series it reads into the int64 / float64 / float64
 arrays of a `ScalarSeries`, bit for bit what was appended.
+
+Resumed runs (see docs/conventions.md, "Resumed runs"): every scalar point
+keeps the attempt it was logged in, stored as attempt boundaries per series
+(attempts only grow along a series' logged order, so this costs nothing per
+point). A point is *current* unless a later point of its series, or a later
+`SessionLog.START`, has a step at or below its own; `current_scalars` serves
+the current points, `scalars` every point.
 """
 
 from __future__ import annotations
@@ -36,6 +43,61 @@ class ScalarSeries:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+
+@dataclasses.dataclass(frozen=True)
+class AttemptStart:
+    """Where a run started a new attempt (a resume or a restart).
+
+    Attributes:
+      attempt: The attempt's index (1 for the first resume).
+      step: The step it started from: a `SessionLog.START`'s step, or the
+        step a tag went back to.
+      cause: "session_log" (`SessionLog.START`, e.g. torch's `purge_step`)
+        or "step_decrease" (a tag logged a step below its previous one).
+      tag: The tag that went back ("" for a session log).
+      wall_time: When the attempt started.
+    """
+
+    attempt: int
+    step: int
+    cause: str
+    tag: str = ""
+    wall_time: float = 0.0
+
+
+@dataclasses.dataclass(frozen=True)
+class AttemptCounts:
+    """Scalar points of one attempt of a run.
+
+    Attributes:
+      attempt: Attempt index (0 = the first).
+      points: Scalar points logged in it.
+      superseded: Of those, points a later attempt logged again (a step at or
+        below theirs): not shown by default.
+      repeated: Of those, points logged again at the same step within the
+        same attempt (the last one is shown).
+    """
+
+    attempt: int
+    points: int
+    superseded: int
+    repeated: int
+
+
+@dataclasses.dataclass(frozen=True)
+class SeriesAttempts:
+    """The attempt facts of one scalar series.
+
+    Attributes:
+      attempts: int attempt index of every point, in logged order.
+      current: bool, the points shown by default (one per step).
+      superseded: bool, points a later attempt superseded.
+    """
+
+    attempts: np.ndarray
+    current: np.ndarray
+    superseded: np.ndarray
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +136,13 @@ class RunMeta:
       other_tags: tags of kinds this plugin does not chart, by plugin name.
       display_names: tag -> display name, where the writer gave one.
       display_name: the run's display name, where the writer gave one.
+      attempt_starts: where the run was resumed or restarted.
+      trainer: the training loop that wrote through the writer (lightning,
+        transformers, keras_fit, paddle_hapi) or "".
+      trainer_evidence: why that trainer.
+      parent: the run this one is a sub-run of (torch `add_scalars` /
+        `add_hparams`), or "".
+      sub_run: "add_scalars" | "add_hparams" | "".
       hparams: hyper-parameter sources found in the run's files
         (`core.hparams.HParamSource`), weakest first.
     """
@@ -92,6 +161,63 @@ class RunMeta:
     display_names: Mapping[str, str] = dataclasses.field(default_factory=dict)
     display_name: str = ""
     hparams: tuple[Any, ...] = ()
+    attempt_starts: tuple[AttemptStart, ...] = ()
+    trainer: str = ""
+    trainer_evidence: tuple[str, ...] = ()
+    parent: str = ""
+    sub_run: str = ""
+
+
+_NO_STEP = np.iinfo(np.int64).max  # "no later step" in suffix minima
+
+
+def current_points(
+    steps: np.ndarray,
+    boundaries: Sequence[tuple[int, int]],
+    restarts: Sequence[tuple[int, int]],
+) -> SeriesAttempts:
+    """Which points of a series are current, superseded or repeated.
+
+    A point is not current when a later point of the series, or a later
+    `SessionLog.START`, has a step at or below its own (TensorBoard's rule
+    for restarts, applied without deleting anything). It is *superseded*
+    when that later point belongs to a later attempt (or is a START), else
+    *repeated* (logged again at the same step in the same attempt).
+
+    Args:
+      steps: int64 steps in logged order.
+      boundaries: (index of the first point, attempt) of each attempt run in
+        the series, increasing.
+      restarts: (points logged before it, step) of each `SessionLog.START`.
+
+    Returns:
+      Per-point attempt index and current/superseded masks.
+    """
+    n = len(steps)
+    attempts = np.zeros(n, dtype=np.int32)
+    for start, attempt in boundaries:
+        attempts[start:] = attempt
+    if n == 0:
+        empty = np.zeros(0, dtype=bool)
+        return SeriesAttempts(attempts, empty, empty)
+    later = np.empty(n, dtype=np.int64)
+    later[-1] = _NO_STEP
+    later[:-1] = np.minimum.accumulate(steps[::-1])[::-1][1:]
+    current = steps < later
+    # Later attempts' minimum step after each point, for "superseded".
+    later_attempts = np.full(n, _NO_STEP, dtype=np.int64)
+    cuts = [start for start, _ in boundaries if 0 < start < n]
+    edges = [0, *cuts, n]
+    tail = _NO_STEP
+    for lo, hi in reversed(list(zip(edges[:-1], edges[1:]))):
+        later_attempts[lo:hi] = tail
+        tail = min(tail, int(steps[lo:hi].min()))
+    superseded = steps >= later_attempts
+    for before, step in restarts:
+        hit = steps[:before] >= step
+        superseded[:before] |= hit
+        current[:before] &= ~hit
+    return SeriesAttempts(attempts, current, superseded & ~current)
 
 
 class _Columns:
@@ -121,6 +247,82 @@ class _Columns:
 _BLOCK_POINTS = 1 << 16  # a block is merged with new points up to this size
 
 
+class _AttemptBook:
+    """A scalar series' attempt boundaries and restarts (see `current_points`).
+
+    Costs nothing per point until a series restarts; then the per-point
+    facts are computed on first use and kept until the series changes.
+    """
+
+    def __init__(self) -> None:
+        self.last_step: int | None = None
+        self.strict = True  # steps strictly increase, no restart so far
+        self.boundaries: list[tuple[int, int]] = []  # (first index, attempt)
+        self.restarts: list[tuple[int, int]] = []  # (points before, step)
+        self._attempts: SeriesAttempts | None = None
+
+    def note_steps(
+        self, steps: np.ndarray, attempts: np.ndarray | None, count: int
+    ) -> None:
+        """Keeps the attempt boundaries and whether steps stayed increasing.
+
+        Args:
+          count: points the series had before these.
+        """
+        if len(steps) == 0:
+            return
+        if self.strict:
+            first = int(steps[0])
+            self.strict = (
+                self.last_step is None or first > self.last_step
+            ) and bool(np.all(np.diff(steps) > 0))
+        if attempts is not None:
+            last = self.boundaries[-1][1] if self.boundaries else 0
+            changes = np.flatnonzero(np.diff(attempts)) + 1
+            starts = [0, *changes.tolist()]
+            for index in starts:
+                attempt = int(attempts[index])
+                if attempt != last or (not self.boundaries and attempt):
+                    self.boundaries.append((count + index, attempt))
+                    last = attempt
+        self.last_step = int(steps[-1])
+        self._attempts = None
+
+    def note_restart(self, before: int, step: int) -> None:
+        if before > 0:
+            self.restarts.append((before, step))
+            self.strict = False
+            self._attempts = None
+
+    def attempts(self, steps: np.ndarray) -> SeriesAttempts | None:
+        """The series' attempt facts; None when every point is current."""
+        if self.strict and not self.boundaries:
+            return None
+        if self._attempts is None:
+            self._attempts = current_points(
+                steps, self.boundaries, self.restarts
+            )
+        return self._attempts
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "lastStep": self.last_step,
+            "strict": self.strict,
+            "boundaries": self.boundaries,
+            "restarts": self.restarts,
+        }
+
+    @staticmethod
+    def from_json(data: Mapping[str, Any]) -> _AttemptBook:
+        book = _AttemptBook()
+        last = data["lastStep"]
+        book.last_step = None if last is None else int(last)
+        book.strict = bool(data["strict"])
+        book.boundaries = [(int(a), int(b)) for a, b in data["boundaries"]]
+        book.restarts = [(int(a), int(b)) for a, b in data["restarts"]]
+        return book
+
+
 class _Scalars:
     """One scalar series: packed blocks, plus points not yet packed.
 
@@ -133,6 +335,7 @@ class _Scalars:
         self.sealed = 0  # leading blocks not to repack (memory-mapped)
         self.count = 0  # points, packed or not
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self.book = _AttemptBook()
 
     def append(
         self, steps: np.ndarray, walls: np.ndarray, values: np.ndarray
@@ -290,17 +493,26 @@ class Store:
         steps: np.ndarray,
         wall_times: np.ndarray,
         values: np.ndarray,
+        *,
+        attempts: np.ndarray | None = None,
     ) -> None:
-        """Appends points (in logged order) to a run's scalar tag."""
+        """Appends points (in logged order) to a run's scalar tag.
+
+        Args:
+          attempts: the attempt index of each point (non-decreasing); None
+            keeps the series' current attempt.
+        """
         if len(steps) == 0:
             return
+        step_array = np.asarray(steps, dtype=np.int64)
         with self._lock:
             state = self._runs[run]
             columns = state.scalars.get(tag)
             if columns is None:
                 columns = state.scalars[tag] = _Scalars()
+            columns.book.note_steps(step_array, attempts, columns.count)
             columns.append(
-                np.asarray(steps, dtype=np.int64),
+                step_array,
                 np.asarray(wall_times, dtype=np.float64),
                 np.asarray(values, dtype=np.float64),
             )
@@ -343,6 +555,7 @@ class Store:
         blocks: list[PackedSeries],
         *,
         ranges: tuple[int, int, float, float],
+        attempts: Mapping[str, Any] | None = None,
     ) -> None:
         """Puts cached blocks in as a new series of a run.
 
@@ -350,16 +563,32 @@ class Store:
           blocks: the series' points, packed (e.g. memory-mapped).
           ranges: (lowest step, highest step, first, last wall time), as
             `note_points` would find them.
+          attempts: the series' attempt bookkeeping, from `series_state`.
+
+        Raises:
+          ValueError: `attempts` is malformed (nothing is changed).
         """
+        try:
+            book = _AttemptBook.from_json(attempts) if attempts else None
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"attempts of {tag!r}: {error!r}") from None
         with self._lock:
             state = self._runs[run]
             series = state.scalars[tag] = _Scalars()
             series.restore(blocks)
+            if book is not None:
+                series.book = book
             state.num_points += series.count
             if series.count:
                 state.note_range(*ranges)
             state.version += 1
             self._version += 1
+
+    def attempt_state(self, run: str) -> dict[str, dict[str, Any]]:
+        """Each scalar series' attempt bookkeeping, for `restore_scalars`."""
+        with self._lock:
+            state = self._runs[run]
+            return {tag: s.book.to_json() for tag, s in state.scalars.items()}
 
     def series_counts(self, run: str) -> tuple[dict[str, int], dict[str, int]]:
         """Points per scalar tag and histograms per histogram tag of a run."""
@@ -369,6 +598,24 @@ class Store:
                 {tag: s.count for tag, s in state.scalars.items()},
                 {tag: c.count for tag, c in state.histograms.items()},
             )
+
+    def add_session_start(
+        self, run: str, step: int, before: Mapping[str, int]
+    ) -> None:
+        """Records a `SessionLog.START` at `step` of a run.
+
+        Args:
+          before: per scalar tag, how many of its points were logged before
+            the START; those at steps >= `step` are superseded.
+        """
+        with self._lock:
+            state = self._runs[run]
+            for tag, count in before.items():
+                columns = state.scalars.get(tag)
+                if columns is not None:
+                    columns.book.note_restart(count, int(step))
+            state.version += 1
+            self._version += 1
 
     def add_layout(self, run: str, step: int, layout: dict[str, Any]) -> None:
         """Records a custom-scalar layout logged in a run."""
@@ -465,11 +712,77 @@ class Store:
         # Decoding outside the lock: blocks are immutable.
         return _decode_blocks(blocks)
 
-    def run_scalars(self, run: str) -> dict[str, ScalarSeries]:
-        """Every scalar tag of a run. Raises KeyError if unknown."""
+    def run_scalars(
+        self, run: str, *, current: bool = False
+    ) -> dict[str, ScalarSeries]:
+        """Every scalar tag of a run. Raises KeyError if unknown.
+
+        Args:
+          current: only the current points (see `current_scalars`).
+        """
         with self._lock:
             tags = list(self._runs[run].scalars)
-        return {tag: self.scalars(run, tag) for tag in tags}
+        get = self.current_scalars if current else self.scalars
+        return {tag: get(run, tag) for tag in tags}
+
+    def scalar_attempts(self, run: str, tag: str) -> SeriesAttempts | None:
+        """A series' attempts and current points; None when all are current.
+
+        Raises KeyError if unknown.
+        """
+        with self._lock:
+            series = self._runs[run].scalars[tag]
+            if series.book.strict and not series.book.boundaries:
+                return None
+            series.pack()
+            steps = [block.steps.decode() for block in series.blocks]
+            return series.book.attempts(np.concatenate(steps))
+
+    def current_scalars(self, run: str, tag: str) -> ScalarSeries:
+        """The points shown by default: one per step, the latest logged.
+
+        Raises KeyError if unknown.
+        """
+        series = self.scalars(run, tag)
+        found = self.scalar_attempts(run, tag)
+        if found is None or bool(found.current.all()):
+            return series
+        keep = found.current
+        return ScalarSeries(
+            steps=series.steps[keep],
+            wall_times=series.wall_times[keep],
+            values=series.values[keep],
+        )
+
+    def attempt_counts(self, run: str) -> list[AttemptCounts]:
+        """Scalar points per attempt of a run, superseded ones counted.
+
+        Raises KeyError if unknown.
+        """
+        with self._lock:
+            tags = list(self._runs[run].scalars)
+        totals: dict[int, list[int]] = {}
+        for tag in tags:
+            found = self.scalar_attempts(run, tag)
+            if found is None:
+                with self._lock:
+                    columns = self._runs[run].scalars[tag]
+                    book = columns.book
+                    attempt = book.boundaries[-1][1] if book.boundaries else 0
+                    count = columns.count
+                totals.setdefault(attempt, [0, 0, 0])[0] += count
+                continue
+            repeated = ~found.current & ~found.superseded
+            for attempt in np.unique(found.attempts).tolist():
+                mine = found.attempts == attempt
+                entry = totals.setdefault(int(attempt), [0, 0, 0])
+                entry[0] += int(mine.sum())
+                entry[1] += int((found.superseded & mine).sum())
+                entry[2] += int((repeated & mine).sum())
+        return [
+            AttemptCounts(attempt, *totals[attempt])
+            for attempt in sorted(totals)
+        ]
 
     def histograms(self, run: str, tag: str) -> HistogramSeries:
         """Every histogram of a tag. Raises KeyError if unknown."""

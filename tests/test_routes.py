@@ -31,6 +31,11 @@ def truth(run_file, run_dir):
         return json.load(handle)["dirs"][run_dir]
 
 
+def truth_dirs(run_file):
+    with open(os.path.join(TRUTH, run_file + ".json")) as handle:
+        return sorted(json.load(handle)["dirs"])
+
+
 def test_runs_catalog(demo_client):
     body = get_json(demo_client, "/runs")
     runs = {r["run"]: r for r in body["runs"]}
@@ -44,6 +49,15 @@ def test_runs_catalog(demo_client):
         "paddle_hapi": ("paddle", "visualdl", "paddle_hapi"),
         "paddle_tbx": ("paddle", "tensorboardX", "paddle_tbx"),  # by config
     }
+    torch_writer = ("pytorch", "torch.utils.tensorboard")
+    expected["lightning_mlp/version_0"] = (
+        *torch_writer,
+        "lightning_mlp/version_0",
+    )
+    expected["hf_trainer"] = (*torch_writer, "hf_trainer")
+    # The resumed run's add_scalars and add_hparams sub-runs join its group.
+    for run_dir in truth_dirs("pytorch_resumed"):
+        expected[run_dir] = (*torch_writer, "pytorch_resumed")
     assert set(expected) <= set(runs)
     assert {
         r: (runs[r]["framework"], runs[r]["writer"], runs[r]["group"])

@@ -38,7 +38,24 @@ export const COMPARE_KEYS = Object.freeze({
   diffMode: "cd", // difference | ratio
   zoom: "cz", // "min,max" on the axis
   points: "cp", // buckets a series
+  attempts: "ca", // "all": also a resumed run's superseded points
+  batchValues: "cbv", // per_batch | running_mean (default: as logged)
 });
+/** Ways to show batch-level series (`batchValues` of `GET scalars`). */
+const BATCH_VALUE_CHOICES = [
+  ["logged", "as logged"],
+  ["per_batch", "per-batch values"],
+  ["running_mean", "running means"],
+];
+const BATCH_VALUES_HELP =
+  "Keras logs batch_* as running means since the epoch began; PyTorch and " +
+  "Paddle loops log each batch's value. Show running means as per-batch " +
+  "values (v_b = b·m_b − (b−1)·m_(b−1)) or per-batch values as running " +
+  "means, so both are compared like for like. Other series are unchanged.";
+const ATTEMPTS_HELP =
+  "A resumed run logs steps again: by default each step shows the latest " +
+  "point. Also draw the points an earlier attempt logged there, faint and " +
+  "dashed.";
 /** Highest smoothing weight the slider offers. */
 export const MAX_SMOOTHING = 0.99;
 /** Resolutions offered (buckets a series); the URL may ask for others. */
@@ -70,6 +87,8 @@ const EMA_SMOOTHING_HELP =
  * @property {'difference' | 'ratio'} diffMode
  * @property {[number, number] | null} zoom
  * @property {number} points
+ * @property {boolean} allAttempts
+ * @property {'logged' | 'per_batch' | 'running_mean'} batchValues
  */
 
 /**
@@ -111,7 +130,17 @@ export function readCompareState(state) {
       Number.isFinite(points) && points > 0
         ? clampPoints(points)
         : DEFAULT_POINTS,
+    allAttempts: state.get(COMPARE_KEYS.attempts) === "all",
+    batchValues: readBatchValues(state.get(COMPARE_KEYS.batchValues)),
   };
+}
+
+/**
+ * @param {string} value
+ * @returns {'logged' | 'per_batch' | 'running_mean'}
+ */
+function readBatchValues(value) {
+  return value === "per_batch" || value === "running_mean" ? value : "logged";
 }
 
 /**
@@ -338,6 +367,46 @@ class CompareView {
       },
     });
 
+    this._attempts = h(
+      "button",
+      {
+        className: "tbmf-cmp-toggle",
+        title: ATTEMPTS_HELP,
+        attrs: { type: "button", "aria-pressed": "false" },
+        dataset: { control: "attempts" },
+        on: {
+          click: () =>
+            state.update({
+              [COMPARE_KEYS.attempts]: readCompareState(state).allAttempts
+                ? null
+                : "all",
+            }),
+        },
+      },
+      h("span", { text: "superseded" }),
+    );
+    this._batchValues = h(
+      "select",
+      {
+        className: "tbmf-cmp-select",
+        title: BATCH_VALUES_HELP,
+        attrs: { "aria-label": "Batch values" },
+        dataset: { control: "batch-values" },
+        on: {
+          change: () =>
+            state.update({
+              [COMPARE_KEYS.batchValues]:
+                this._batchValues.value === "logged"
+                  ? null
+                  : this._batchValues.value,
+            }),
+        },
+      },
+      BATCH_VALUE_CHOICES.map(([value, text]) =>
+        h("option", { text, attrs: { value } }),
+      ),
+    );
+
     this._toolbar = h(
       "div",
       { className: "tbmf-cmp-toolbar" },
@@ -389,6 +458,8 @@ class CompareView {
         ),
       ),
       group("Points / series", this._points),
+      group("Batch values", this._batchValues),
+      group("Attempts", this._attempts),
       group("Groups", this.groupControls.element),
     );
   }
@@ -493,6 +564,8 @@ class CompareView {
       diffMode: s.diffMode,
       points: s.points,
       xRange: s.zoom,
+      allAttempts: s.allAttempts,
+      batchValues: s.batchValues,
       ...this._groupOptions(),
       title: s.tag ?? entry?.name ?? s.metric ?? "",
       subtitle: s.tag
@@ -569,6 +642,9 @@ class CompareView {
       s.smoothingMode === "time" ? TIME_SMOOTHING_HELP : EMA_SMOOTHING_HELP;
     this._logY.classList.toggle("is-on", s.logY);
     this._logY.setAttribute("aria-pressed", String(s.logY));
+    this._attempts.classList.toggle("is-on", s.allAttempts);
+    this._attempts.setAttribute("aria-pressed", String(s.allAttempts));
+    this._batchValues.value = s.batchValues;
 
     const candidates = this._baselineCandidates(s, selected);
     setBaselineOptions(

@@ -807,6 +807,15 @@ class RunsView {
         { className: `tbmf-run-name${inGroup ? " is-member" : ""}` },
         runNameParts(run, inGroup),
       ),
+      run.resumeNote
+        ? h("div", {
+            className: "tbmf-run-note",
+            text: run.resumeNote,
+            title:
+              "The run was resumed: each step shows the latest attempt's " +
+              "point; the superseded ones are kept (Compare › Attempts)",
+          })
+        : null,
     );
     const row = h(
       "tr",
@@ -842,11 +851,19 @@ class RunsView {
         { dataset: { col: "framework" } },
         frameworkBadge(run.framework, "tbmf-badge"),
       ),
-      h("td", {
-        className: "tbmf-writer",
-        text: run.writer || "—",
-        dataset: { col: "writer" },
-      }),
+      h(
+        "td",
+        { className: "tbmf-writer", dataset: { col: "writer" } },
+        h("span", { text: run.writer || "—" }),
+        run.trainer
+          ? h("span", {
+              className: "tbmf-trainer",
+              text: trainerLabel(run.trainer),
+              title: (run.trainerEvidence ?? []).join("\n"),
+              dataset: { trainer: run.trainer },
+            })
+          : null,
+      ),
       numericCell("scalars", formatInt(run.scalarTags.length)),
       numericCell("histograms", formatInt(run.histogramTags.length)),
       numericCell("points", formatInt(run.numPoints)),
@@ -878,6 +895,25 @@ class RunsView {
 }
 
 // Helpers that build pieces of the table.
+
+/** How trainers are named in the table. */
+const TRAINER_LABELS = Object.freeze({
+  lightning: "Lightning",
+  transformers: "HF Trainer",
+  keras_fit: "Keras fit",
+  paddle_hapi: "Paddle hapi",
+});
+
+/**
+ * @param {string} trainer
+ * @returns {string}
+ */
+function trainerLabel(trainer) {
+  return (
+    TRAINER_LABELS[/** @type {keyof typeof TRAINER_LABELS} */ (trainer)] ??
+    trainer
+  );
+}
 
 /**
  * @param {RunInfo} run
@@ -1065,11 +1101,15 @@ function detailRow(run) {
         { className: "tbmf-detail__facts" },
         fact("Framework", frameworkBadge(run.framework, "tbmf-badge")),
         fact("Writer", run.writer || "—"),
+        fact("Trainer", run.trainer ? trainerLabel(run.trainer) : "—"),
         fact("Format", run.format || "—"),
         fact("Epochs from", run.epochSource || "not known"),
         fact("Logged layout", run.hasLayout ? "yes" : "no"),
       ),
-      list(run.evidence ?? [], "No evidence recorded."),
+      list(
+        [...(run.evidence ?? []), ...(run.trainerEvidence ?? [])],
+        "No evidence recorded.",
+      ),
     ]),
     section("Timeline", [
       h(
@@ -1083,6 +1123,7 @@ function detailRow(run) {
         fact("Histograms", formatInt(run.numHistograms)),
       ),
     ]),
+    attemptsSection(run),
     hparamsSection(run),
     section(`Scalar tags (${formatInt(run.scalarTags.length)})`, [
       tagList(run.scalarTags),
@@ -1124,6 +1165,54 @@ function detailRow(run) {
       h("div", { className: "tbmf-detail" }, sections),
     ),
   );
+}
+
+/**
+ * The run's attempts when it was resumed, or steps were logged again.
+ * @param {RunInfo} run
+ * @returns {HTMLElement | null}
+ */
+function attemptsSection(run) {
+  const attempts = run.attempts ?? [];
+  const hidden = attempts.some((a) => a.superseded || a.repeated);
+  if (attempts.length < 2 && !hidden) return null;
+  const causes = {
+    session_log: "SessionLog.START (e.g. torch purge_step)",
+    step_decrease: "a tag went back to this step",
+    step_relogged: "a new file logged this step again",
+  };
+  return section(`Attempts (${formatInt(attempts.length)})`, [
+    h("p", {
+      className: "tbmf-muted",
+      text:
+        "Each step shows its latest point; earlier ones are kept and " +
+        "counted (Compare › Attempts draws them).",
+    }),
+    list(
+      attempts.map((a) => {
+        const start =
+          a.attempt === 0
+            ? `from step ${a.startStep ?? "—"}`
+            : `resumed at step ${a.startStep} (${
+                causes[/** @type {keyof typeof causes} */ (a.cause)] ?? a.cause
+              })`;
+        const extra = [
+          a.superseded ? `${formatInt(a.superseded)} superseded` : "",
+          a.repeated
+            ? `${formatInt(a.repeated)} re-logged at the same step`
+            : "",
+        ]
+          .filter(Boolean)
+          .join(", ");
+        return (
+          `attempt ${a.attempt}: ${start} · ${plural(a.points, "point")}` +
+          (extra ? ` · ${extra}` : "")
+        );
+      }),
+      "",
+      "tbmf-attempts",
+    ),
+  ]);
 }
 
 /**

@@ -156,10 +156,13 @@ class LogdirCache:
         except (CacheError, OSError, KeyError, TypeError) as error:
             self._drop(run, str(error))
             return False
+        meta = store.meta(run)
         try:
             progress = import_segments(store, run, segments)
-        except ValueError as error:  # raised before anything was added
+        except ValueError as error:
             self._drop(run, str(error))
+            store.remove_run(run)  # whatever was restored before the error
+            store.set_meta(meta)
             return False
         self._mine[run] = tuple(names)
         self._progress[run] = progress

@@ -82,6 +82,7 @@ def export_run(
 ) -> tuple[dict[str, Any], dict[str, np.ndarray], Progress]:
     """What `run` gained after `since`, as (meta, arrays, new progress)."""
     scalar_counts, histogram_counts = store.series_counts(run)
+    books = store.attempt_state(run)
     arrays: dict[str, np.ndarray] = {}
     scalars = []
     for i, (tag, count) in enumerate(sorted(scalar_counts.items())):
@@ -122,6 +123,8 @@ def export_run(
         histograms.append({"tag": tag, "key": f"h{i}"})
     layouts = store.layouts().get(run, [])
     meta = {
+        # Every series' bookkeeping, grown or not (a restart may touch it).
+        "attempts": books,
         "scalars": scalars,
         "histograms": histograms,
         "layouts": [
@@ -157,6 +160,7 @@ def import_segments(
     """
     blocks: dict[str, list[PackedSeries]] = {}
     ranges: dict[str, list[tuple[int, int, float, float]]] = {}
+    books: dict[str, Any] = {}  # the latest segment's
     histograms: list[tuple[str, tuple[Any, ...]]] = []
     layouts: list[tuple[int, dict[str, Any]]] = []
     try:
@@ -171,6 +175,7 @@ def import_segments(
                 if not (packed.steps.n == packed.walls.n == len(packed.values)):
                     raise ValueError(f"series {tag!r}: columns differ")
                 blocks.setdefault(tag, []).append(packed)
+
                 low, high, first, last = entry["ranges"]
                 ranges.setdefault(tag, []).append(
                     (int(low), int(high), float(first), float(last))
@@ -182,6 +187,7 @@ def import_segments(
             layouts.extend(
                 (int(step), dict(layout)) for step, layout in meta["layouts"]
             )
+            books = dict(meta["attempts"])
     except (KeyError, TypeError) as error:
         raise ValueError(f"segment tables: {error!r}") from None
     for tag, tag_blocks in blocks.items():
@@ -190,6 +196,7 @@ def import_segments(
             run,
             tag,
             tag_blocks,
+            attempts=books.get(tag),
             ranges=(
                 min(spans[:, 0]),
                 max(spans[:, 1]),

@@ -20,14 +20,21 @@ Rules, in order (the first that applies wins; see docs/conventions.md):
    (`val_loss`, `loss_val`), else the run's last path component (`x/train`,
    `x/validation`), else the sub-run name PyTorch `add_scalars` makes
    (`<main>_<sub>`), else `train` is assumed (said in the derivation).
-5. VisualDL runs: `train/<q>` is batch-level and `eval/<q>` epoch-level
-   (Paddle hapi's `paddle.callbacks.VisualDL`).
+5. Paddle hapi runs (`paddle.callbacks.VisualDL`, trainer `paddle_hapi`):
+   `train/<q>` is batch-level and `eval/<q>` epoch-level.
 6. Quantities are lower-cased and renamed by `QUANTITY_SYNONYMS`
    (`acc` -> `accuracy`, `lr` -> `learning_rate`).
+
+Epoch counters (`epoch`, Lightning's `epoch`, HF's `train/epoch`) are the
+epoch axis' source, not a metric of a split: they are all named `epoch`.
+In the index, a Keras validation run's `evaluation_<q>_vs_iterations` (the
+same values as its `epoch_<q>`) is an alias of the `epoch_<q>` member, so
+each run has one series per metric.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -57,6 +64,8 @@ QUANTITY_SYNONYMS: dict[str, str] = {
     "learningrate": "learning_rate",
 }
 DEFAULT_SPLIT = "train"
+EPOCH_COUNTER = "epoch"  # the one name of every epoch counter tag
+HP_METRIC_PLACEHOLDER = -1.0  # Lightning's hp_metric before it is set
 MAX_ALIAS_RULES = 500  # alias rules in the config file
 
 # Tags TensorBoard plugins write for their own use, never metrics.
@@ -87,12 +96,18 @@ class CanonicalMetric:
 
 @dataclass(frozen=True)
 class MetricMember:
-    """One raw (run, tag) of a metric entry."""
+    """One raw (run, tag) of a metric entry.
+
+    Attributes:
+        aliases: Other tags of the same run holding the same series (Keras'
+            `evaluation_<q>_vs_iterations` beside `epoch_<q>`).
+    """
 
     run: str
     tag: str
     level: str | None
     derivation: str
+    aliases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -238,13 +253,16 @@ def build_metric_index(
             continue
         level, how = found.level, found.derivation
         hint = hints.get((run.run, tag))
-        if level is None and hint in LEVELS:
+        if level is None and hint in LEVELS and found.name != EPOCH_COUNTER:
             level, how = hint, f"{how}; {hint} level from the data"
         member = MetricMember(run.run, tag, level, how)
         by_name.setdefault(found.name, []).append(member)
     entries = []
     for name in sorted(by_name):
-        members = sorted(set(by_name[name]), key=lambda m: (m.run, m.tag))
+        members = sorted(
+            _keras_aliases_merged(set(by_name[name])),
+            key=lambda m: (m.run, m.tag),
+        )
         known = [lv for lv in LEVELS if any(m.level == lv for m in members)]
         if not known:
             entries.append(MetricEntry(name, None, tuple(members)))
@@ -253,6 +271,44 @@ def build_metric_index(
             chosen = [m for m in members if m.level in (level, None)]
             entries.append(MetricEntry(name, level, tuple(chosen)))
     return entries
+
+
+def is_placeholder_metric(tag: str, values: Sequence[float]) -> bool:
+    """Whether a tag is Lightning's `hp_metric` placeholder, not a metric.
+
+    `TensorBoardLogger` logs `hp_metric` = -1 with the hyper-parameters
+    unless the module logs its own value under that name.
+    """
+    return (
+        tag == "hp_metric"
+        and len(values) > 0
+        and all(v == HP_METRIC_PLACEHOLDER for v in values)
+    )
+
+
+def _keras_aliases_merged(members: set[MetricMember]) -> list[MetricMember]:
+    """One member per run and level: Keras' evaluation_* joins epoch_*.
+
+    A Keras validation run logs `epoch_<q>` (step = epoch) and
+    `evaluation_<q>_vs_iterations` (step = iterations) with the same values;
+    the second becomes an alias of the first.
+    """
+    out = {(m.run, m.tag): m for m in members}
+    for m in members:
+        found = _KERAS_EVAL.fullmatch(m.tag)
+        if not found:
+            continue
+        partner = out.get((m.run, f"epoch_{found.group(1)}"))
+        if partner is None or partner.level != m.level:
+            continue
+        del out[(m.run, m.tag)]
+        out[(partner.run, partner.tag)] = dataclasses.replace(
+            partner,
+            aliases=(*partner.aliases, m.tag),
+            derivation=f"{partner.derivation}; {m.tag} holds the same "
+            "values (alias)",
+        )
+    return list(out.values())
 
 
 def normalize_quantity(text: str) -> str:
@@ -304,17 +360,24 @@ def _parse_tag(
         if note:
             notes.append(note)
 
-    if level is None and run.writer == "visualdl" and len(tag.split("/")) == 2:
-        head = tag.split("/")[0].lower()
+    if level is None and run.trainer == "paddle_hapi" and len(tokens) == 1:
+        head = tag.split("/")[0]
         if head in ("train", "eval"):
             level = "batch" if head == "train" else "epoch"
-            notes.append(f"paddle hapi {head}/ prefix")
+            notes.append(
+                f"paddle hapi (paddle.callbacks.VisualDL) logs {head}/ "
+                + ("every batch" if head == "train" else "once an epoch")
+            )
 
     quantity = normalize_quantity("/".join(tokens))
     if not quantity or quantity in SPLIT_SYNONYMS:
         return None  # nothing but a split word: no quantity to name
-    if quantity == "epoch" and split is None:
-        return CanonicalMetric("epoch", level, "epoch counter")
+    if quantity == EPOCH_COUNTER:
+        return CanonicalMetric(
+            EPOCH_COUNTER,
+            None,
+            "epoch counter: the source of the epoch axis, not a metric",
+        )
     if split is None:
         split = DEFAULT_SPLIT
         notes.append(f"no split in tag or run: {DEFAULT_SPLIT} assumed")

@@ -26,6 +26,9 @@ WRITERS = (
     "",  # the store's "not known"
 )
 LEVELS = ("epoch", "batch")
+# Training loops that write on a framework's behalf, detected from the files
+# (ingest/detect.py): "" when none is recognised.
+TRAINERS = ("lightning", "transformers", "keras_fit", "paddle_hapi", "")
 
 Int64Array = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -63,18 +66,22 @@ class RunInfo:
             sub-runs, else the run itself).
         framework: One of `FRAMEWORKS`.
         writer: One of `WRITERS`.
+        trainer: One of `TRAINERS` (the loop on top of the writer).
     """
 
     run: str
     group: str
     framework: str = "unknown"
     writer: str = "unknown"
+    trainer: str = ""
 
     def __post_init__(self) -> None:
         if self.framework not in FRAMEWORKS:
             raise ValueError(f"unknown framework: {self.framework!r}")
         if self.writer not in WRITERS:
             raise ValueError(f"unknown writer: {self.writer!r}")
+        if self.trainer not in TRAINERS:
+            raise ValueError(f"unknown trainer: {self.trainer!r}")
 
     @property
     def basename(self) -> str:

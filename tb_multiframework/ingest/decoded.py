@@ -35,6 +35,15 @@ class DecodedChunk:
         default_factory=lambda: np.zeros(0)
     )
     values: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0))
+    # Record index of each scalar point in the chunk, to order points
+    # against `session_starts`.
+    scalar_records: np.ndarray = dataclasses.field(
+        default_factory=lambda: np.zeros(0, dtype=np.int64)
+    )
+    # (record index, step, wall time) of each `SessionLog.START` event.
+    session_starts: list[tuple[int, int, float]] = dataclasses.field(
+        default_factory=list
+    )
     histograms: dict[str, list[Histogram]] = dataclasses.field(
         default_factory=dict
     )
@@ -131,12 +140,14 @@ class ScalarColumns:
         )
         if len(parts) > 1:
             order = np.argsort(records, kind="stable")
-            tag_ids, steps, walls, values = (
+            records, tag_ids, steps, walls, values = (
+                records[order],
                 tag_ids[order],
                 steps[order],
                 walls[order],
                 values[order],
             )
+        chunk.scalar_records = records
         chunk.scalar_tag_ids = tag_ids
         chunk.steps = steps
         chunk.wall_times = walls

@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-from typing import Iterable
+from typing import Iterable, Mapping
 
 _TF_NAME = re.compile(r"^events\.out\.tfevents\.\d+\..+\.\d+\.\d+\.v2$")
 _TORCH_NAME = re.compile(r"^events\.out\.tfevents\.\d+\..+\.\d+\.\d+$")
@@ -120,3 +120,171 @@ def detect_run(
         )
         return Detection("unknown", kind, run, tuple(evidence))
     return Detection("unknown", "", run, tuple(evidence))
+
+
+# Trainers: the training loop on top of the writer, where the files show it.
+
+_VERSION_DIR = re.compile(r"^version_\d+$")
+_LIGHTNING_SUFFIX = re.compile(r"^(.+)_(step|epoch)$")
+_HF_TEXT_TAGS = ("args/text_summary", "model_config/text_summary")
+_HF_SCALARS = ("train/epoch", "train/loss", "train/learning_rate")
+_HAPI_TAG = re.compile(r"^(train|eval)/[^/]+$")
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainerDetection:
+    trainer: str  # one of core.types.TRAINERS
+    evidence: tuple[str, ...]
+
+
+def detect_trainer(
+    run: str,
+    *,
+    format: str,
+    writer: str,
+    scalar_tags: Iterable[str],
+    other_tags: Mapping[str, Iterable[str]],
+    side_files: Iterable[str] = (),
+) -> TrainerDetection:
+    """Detects PyTorch Lightning, HF Transformers, Keras fit, Paddle hapi.
+
+    Args:
+      run: the run name.
+      format: "tfevents" or "visualdl".
+      writer: the detected writer.
+      scalar_tags: the run's scalar tags.
+      other_tags: tags of other kinds, by plugin name (`text`, `hparams`).
+      side_files: names of non-log files in the run directory that trainers
+        write (`hparams.yaml`).
+    """
+    scalars = set(scalar_tags)
+    text = set(other_tags.get("text", ()))
+    found = _lightning_evidence(run, scalars, set(side_files))
+    if found:
+        return TrainerDetection("lightning", tuple(found))
+    hf_texts = [t for t in _HF_TEXT_TAGS if t in text]
+    hf_scalars = [t for t in _HF_SCALARS if t in scalars]
+    if hf_texts or len(hf_scalars) == len(_HF_SCALARS):
+        evidence = [
+            f"text summary {t!r} (the Trainer's TrainingArguments / model "
+            "config as JSON)"
+            for t in hf_texts
+        ]
+        if hf_scalars:
+            evidence.append(
+                "HF Trainer tags " + ", ".join(repr(t) for t in hf_scalars)
+            )
+        return TrainerDetection("transformers", tuple(evidence))
+    if writer == "keras":
+        return TrainerDetection(
+            "keras_fit",
+            (
+                "written by Keras' TensorBoard callback, which Model.fit "
+                "calls (train/validation sub-runs, epoch_*/batch_* tags)",
+            ),
+        )
+    if (
+        format == "visualdl"
+        and scalars
+        and all(_HAPI_TAG.match(t) for t in scalars)
+    ):
+        heads = sorted({t.split("/")[0] for t in scalars})
+        return TrainerDetection(
+            "paddle_hapi",
+            (
+                "every VisualDL scalar is named "
+                + " or ".join(f"{h}/<metric>" for h in heads)
+                + ", as paddle.callbacks.VisualDL names them under Model.fit",
+            ),
+        )
+    return TrainerDetection("", ())
+
+
+def _lightning_evidence(
+    run: str, scalars: set[str], side_files: set[str]
+) -> list[str]:
+    base = posixpath.basename(run)
+    suffixed: dict[str, set[str]] = {"step": set(), "epoch": set()}
+    for tag in scalars:
+        found = _LIGHTNING_SUFFIX.match(tag.rsplit("/", 1)[-1])
+        if found:
+            suffixed[found.group(2)].add(found.group(1))
+    pairs = sorted(suffixed["step"] & suffixed["epoch"])
+    signs = []
+    if "hparams.yaml" in side_files:
+        signs.append("hparams.yaml in the run directory (TensorBoardLogger)")
+    if _VERSION_DIR.match(base):
+        signs.append(f"run directory {base!r} (TensorBoardLogger's version_N)")
+    if pairs:
+        signs.append(
+            f"tags {pairs[0]}_step and {pairs[0]}_epoch "
+            "(self.log(on_step=True, on_epoch=True))"
+        )
+    if "hp_metric" in scalars:
+        signs.append("tag 'hp_metric' (TensorBoardLogger's placeholder)")
+    if "epoch" in scalars and signs:
+        signs.append("tag 'epoch' logged with the metrics")
+    strong = "hparams.yaml" in side_files or (
+        _VERSION_DIR.match(base) is not None and len(signs) >= 2
+    )
+    if strong or len(signs) >= 3:
+        return signs
+    return []
+
+
+# Sub-runs that torch's SummaryWriter makes inside a run's directory.
+
+_TIMESTAMP_DIR = re.compile(r"^\d{9,}\.\d+$")
+
+
+@dataclasses.dataclass(frozen=True)
+class SubRun:
+    parent: str
+    kind: str  # "add_scalars" | "add_hparams"
+    evidence: str
+
+
+def detect_sub_run(
+    run: str,
+    *,
+    runs: Iterable[str],
+    scalar_tags: Iterable[str],
+    histogram_tags: Iterable[str],
+    other_tags: Mapping[str, Iterable[str]],
+) -> SubRun | None:
+    """Recognises `add_scalars` and `add_hparams` sub-runs of a parent run.
+
+    `add_scalars(main, {key: v})` writes tag `main` into `<run>/<main>_<key>`
+    (`/` in `main` becomes `_`); `add_hparams()` writes the `_hparams_/*`
+    summaries and its metrics into `<run>/<time.time()>`.
+
+    Args:
+      run: the candidate sub-run.
+      runs: every run name (the parent must be one).
+    """
+    parent = posixpath.dirname(run)
+    if not parent or parent not in set(runs):
+        return None
+    base = posixpath.basename(run)
+    scalars = sorted(scalar_tags)
+    if _TIMESTAMP_DIR.match(base) and "hparams" in other_tags:
+        return SubRun(
+            parent,
+            "add_hparams",
+            f"add_hparams() sub-run of {parent!r} (named by time.time(), "
+            "holds the _hparams_ summaries)",
+        )
+    if not scalars or any(True for _ in histogram_tags):
+        return None
+    keys = []
+    for tag in scalars:
+        prefix = tag.replace("/", "_") + "_"
+        if not (base.startswith(prefix) and len(base) > len(prefix)):
+            return None
+        keys.append((tag, base[len(prefix) :]))
+    tag, key = keys[0]
+    return SubRun(
+        parent,
+        "add_scalars",
+        f"add_scalars() sub-run of {parent!r}: tag {tag!r}, key {key!r}",
+    )

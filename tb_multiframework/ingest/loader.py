@@ -29,8 +29,10 @@ from tb_multiframework.ingest import (
     tfrecord,
     visualdl,
 )
+from tb_multiframework.ingest.attempts import AttemptTracker
 from tb_multiframework.ingest.decoded import DecodedChunk
 from tb_multiframework.ingest.periodic import PeriodicReload
+from tb_multiframework.ingest.run_meta import describe_run
 from tb_multiframework.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
@@ -165,6 +167,7 @@ class _RunState:
         self.logged_hparams: list[HParamSource] = []
         # side file name -> ((mtime, size), source or None, problem)
         self.side_files: dict[str, tuple[Any, HParamSource | None, str]] = {}
+        self.attempts = AttemptTracker()
 
     @property
     def format(self) -> str:
@@ -224,9 +227,12 @@ class Loader(PeriodicReload):
                     read, count = self._read_file(state, file_state)
                     bytes_read += read
                     records += count
-            for state in self._runs.values():
-                _read_side_files(state)
-                self._store.set_meta(self._meta(state))
+            # Parents before their sub-runs, which take the parent's group.
+            metas: dict[str, RunMeta] = {}
+            for run in sorted(self._runs):
+                _read_side_files(self._runs[run])
+                metas[run] = self._meta(self._runs[run], metas)
+                self._store.set_meta(metas[run])
             self._store.compact()
             if bytes_read:
                 _release_freed_memory()
@@ -331,11 +337,22 @@ class Loader(PeriodicReload):
             file_state.note(problem)
         file_state.offset += consumed
         file_state.pending = buf[consumed:]
-        self._store_chunk(state, chunk)
+        self._store_chunk(state, chunk, file_state.name)
         return len(starts)
 
-    def _store_chunk(self, state: _RunState, chunk: DecodedChunk) -> None:
+    def _store_chunk(
+        self, state: _RunState, chunk: DecodedChunk, file: str = ""
+    ) -> None:
         run = state.run
+        attempts, restarts = state.attempts.assign(
+            chunk.scalar_tags,
+            chunk.scalar_tag_ids,
+            chunk.steps,
+            chunk.wall_times,
+            chunk.scalar_records,
+            chunk.session_starts,
+            file=file,
+        )
         for tag, indices in chunk.scalar_groups():
             self._store.append_scalars(
                 run,
@@ -343,8 +360,11 @@ class Loader(PeriodicReload):
                 chunk.steps[indices],
                 chunk.wall_times[indices],
                 chunk.values[indices],
+                attempts=attempts[indices],
             )
             state.tags.add(tag)
+        for step, before in restarts:
+            self._store.add_session_start(run, step, before)
         for tag, items in chunk.histograms.items():
             self._store.append_histograms(
                 run,
@@ -368,7 +388,9 @@ class Loader(PeriodicReload):
         if chunk.run_display_name:
             state.run_display_name = chunk.run_display_name
 
-    def _meta(self, state: _RunState) -> RunMeta:
+    def _meta(
+        self, state: _RunState, parents: dict[str, RunMeta] | None = None
+    ) -> RunMeta:
         detection = detect.detect_run(
             state.run,
             format=state.format,
@@ -376,46 +398,29 @@ class Loader(PeriodicReload):
             tags=state.tags,
             source_writers=state.source_writers,
         )
-        framework, writer, group = (
-            detection.framework,
-            detection.writer,
-            detection.group,
-        )
-        evidence = list(detection.evidence)
-        config = self._config()
-        override = config.for_run(state.run)
-        for key, value in (
-            ("framework", override.framework),
-            ("writer", override.writer),
-            ("group", override.group),
-        ):
-            if value is not None:
-                evidence.append(
-                    f"{key} set to {value!r} by {config.path or 'config'}"
-                )
         warnings: list[str] = list(state.notes)
         for file_state in sorted(state.files.values(), key=lambda f: f.name):
             warnings.extend(file_state.warnings())
         side = [state.side_files[name] for name in sorted(state.side_files)]
         warnings.extend(problem for _, _, problem in side if problem)
-        return RunMeta(
+        return describe_run(
+            detection,
             run=state.run,
-            group=override.group or group,
-            framework=override.framework or framework,
-            writer=override.writer or writer,
             format=state.format,
-            evidence=tuple(evidence),
+            store=self._store,
+            other_tags=state.other_tags,
+            side_files=state.side_files,
+            parents=parents,
+            config=self._config(),
             files=tuple(sorted(state.files)),
             warnings=tuple(warnings),
-            other_tags={
-                k: tuple(sorted(v)) for k, v in state.other_tags.items()
-            },
             display_names=dict(state.display_names),
             display_name=state.run_display_name,
             hparams=tuple(
                 [source for _, source, _ in side if source is not None]
                 + state.logged_hparams
             ),
+            attempt_starts=tuple(state.attempts.starts),
         )
 
 

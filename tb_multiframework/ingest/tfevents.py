@@ -220,6 +220,14 @@ def _decode_event(
         chunk.other_tags.setdefault("run_metadata", set()).add(
             event.tagged_run_metadata.tag
         )
+    elif (
+        what == "session_log"
+        and event.session_log.status == event_pb2.SessionLog.START
+    ):
+        # A (re)started session: torch's `purge_step`, TF1's Supervisor.
+        chunk.session_starts.append(
+            (record, int(event.step), float(event.wall_time))
+        )
     if what != "summary":
         return
     step, wall = int(event.step), float(event.wall_time)

@@ -38,6 +38,7 @@ from tb_multiframework.core.hparams import HParamSource
 from tb_multiframework.ingest import histograms, hparams
 from tb_multiframework.ingest.loader import Loader, ReloadStats
 from tb_multiframework.ingest.periodic import PeriodicReload
+from tb_multiframework.ingest.run_meta import describe_run
 from tb_multiframework.sources import SourceStatus, logdir_readable
 from tb_multiframework.sources.provider_detect import (
     ProviderEvidence,
@@ -189,8 +190,11 @@ class ProviderSource(PeriodicReload):
                 or self._runs[run].listing.signature() != listing.signature()
             )
             points = self._read_runs(changed, listings) if changed else 0
-            for run, read in self._runs.items():
-                self._store.set_meta(self._meta(run, read))
+            # Parents before their sub-runs, which join the parent's group.
+            metas: dict[str, RunMeta] = {}
+            for run in sorted(self._runs):
+                metas[run] = self._meta(run, self._runs[run], parents=metas)
+                self._store.set_meta(metas[run])
             if self._visualdl is not None:
                 self._visualdl.skip = set(self._runs)
                 visualdl = self._visualdl.reload()
@@ -285,7 +289,7 @@ class ProviderSource(PeriodicReload):
             listing = listings[run]
             read = _RunRead(listing, ProviderEvidence(), {})
             scratch = Store()
-            # Placeholder meta; the real one needs the run's tags.
+            # Final metadata (sub-runs need every run) is set after reading.
             scratch.set_meta(RunMeta(run, run, "unknown", "", "tfevents"))
             points += self._add_scalars(
                 scratch, run, scalars.get(run, {}), read
@@ -293,7 +297,10 @@ class ProviderSource(PeriodicReload):
             self._add_histograms(scratch, run, hists.get(run, {}), read)
             _add_layouts(scratch, run, layouts.get(run, {}))
             self._runs[run] = read
-            scratch.set_meta(self._meta(run, read, scratch))
+            if self._store.has_run(run):
+                scratch.set_meta(self._store.meta(run))
+            else:
+                scratch.set_meta(self._meta(run, read, store=scratch))
             self._store.replace_run(scratch, run)
         return points
 
@@ -375,43 +382,35 @@ class ProviderSource(PeriodicReload):
     # Metadata.
 
     def _meta(
-        self, run: str, read: _RunRead, store: Store | None = None
+        self,
+        run: str,
+        read: _RunRead,
+        *,
+        store: Store | None = None,
+        parents: Mapping[str, RunMeta] | None = None,
     ) -> RunMeta:
-        summary = (store or self._store).summary(run)
+        store = store or self._store
         detection = detect_provider_run(
             run,
-            scalar_tags=summary.scalar_tags,
+            scalar_tags=store.summary(run).scalar_tags,
             other_tags=read.listing.other_tags,
             evidence=read.evidence,
         )
-        evidence = list(detection.evidence)
-        config = self._config()
-        override = config.for_run(run)
-        for key, value in (
-            ("framework", override.framework),
-            ("writer", override.writer),
-            ("group", override.group),
-        ):
-            if value is not None:
-                evidence.append(
-                    f"{key} set to {value!r} by {config.path or 'config'}"
-                )
-        return RunMeta(
+        return describe_run(
+            detection,
             run=run,
-            group=override.group or detection.group,
-            framework=override.framework or detection.framework,
-            writer=override.writer or detection.writer,
             format="tfevents",
-            evidence=tuple(evidence),
+            store=store,
+            other_tags=read.listing.other_tags,
+            side_files=(),
+            parents=parents,
+            config=self._config(),
             hparams=tuple(read.listing.hparams),
             warnings=(
                 *read.listing.problems[:_MAX_TAGS_NAMED],
                 *read.problems[:_MAX_TAGS_NAMED],
                 *self._sampled_warnings(read),
             ),
-            other_tags={
-                k: tuple(sorted(v)) for k, v in read.listing.other_tags.items()
-            },
             display_names={
                 tag: name
                 for tag, name in read.listing.display_names.items()

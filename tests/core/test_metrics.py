@@ -15,6 +15,9 @@ TORCH = RunInfo(
     "pytorch_sgd", "pytorch_sgd", "pytorch", "torch.utils.tensorboard"
 )
 PADDLE_VDL = RunInfo("paddle_vdl", "paddle_vdl", "paddle", "visualdl")
+PADDLE_HAPI = RunInfo(
+    "paddle_hapi", "paddle_hapi", "paddle", "visualdl", "paddle_hapi"
+)
 PADDLE_TBX = RunInfo("paddle_tbx", "paddle_tbx", "unknown", "tensorboardX")
 TF2 = RunInfo("tf2_loop", "tf2_loop", "tensorflow", "tf.summary")
 
@@ -56,11 +59,17 @@ TF2 = RunInfo("tf2_loop", "tf2_loop", "tensorflow", "tf.summary")
         (TORCH, "train_loss_epoch", "loss/train", "epoch"),
         (TORCH, "val_acc_epoch", "accuracy/val", "epoch"),
         # Paddle hapi (VisualDL callback)
-        (PADDLE_VDL, "train/loss", "loss/train", "batch"),
-        (PADDLE_VDL, "eval/acc", "accuracy/val", "epoch"),
-        (PADDLE_VDL, "Eval/Acc", "accuracy/val", "epoch"),
-        (PADDLE_VDL, "eval/acc_top1", "accuracy/val", "epoch"),
-        (PADDLE_VDL, "eval/acc_top5", "accuracy_top5/val", "epoch"),
+        (PADDLE_HAPI, "train/loss", "loss/train", "batch"),
+        (PADDLE_HAPI, "eval/acc", "accuracy/val", "epoch"),
+        (PADDLE_HAPI, "eval/acc_top1", "accuracy/val", "epoch"),
+        (PADDLE_HAPI, "eval/acc_top5", "accuracy_top5/val", "epoch"),
+        # A VisualDL LogWriter loop: the prefix says nothing about the level
+        (PADDLE_VDL, "train/loss", "loss/train", None),
+        (PADDLE_VDL, "Eval/Acc", "accuracy/val", None),
+        # Epoch counters are one thing, whatever the split around them
+        (TORCH, "epoch", "epoch", None),
+        (TORCH, "train/epoch", "epoch", None),
+        (TORCH, "Epoch", "epoch", None),
         # VisualDL add_scalars(main, {sub: v}) read as `main/sub`
         (PADDLE_VDL, "loss/valid", "loss/val", None),
         (PADDLE_VDL, "curves/xsinx", "curves/xsinx/train", None),
@@ -157,8 +166,8 @@ def test_index_keeps_levels_apart_and_matches_frameworks():
         (KERAS_VAL, "evaluation_loss_vs_iterations"),
         (TORCH, "Loss/train"),
         (TORCH, "Loss/val"),
-        (PADDLE_VDL, "train/loss"),
-        (PADDLE_VDL, "eval/loss"),
+        (PADDLE_HAPI, "train/loss"),
+        (PADDLE_HAPI, "eval/loss"),
         (TORCH, "custom_scalars__config__"),
         (TF2, "grad_norm"),
     ]
@@ -172,13 +181,12 @@ def test_index_keeps_levels_apart_and_matches_frameworks():
         ],
         "loss/train@batch": [
             ("keras_fit/train", "batch_loss"),
-            ("paddle_vdl", "train/loss"),
+            ("paddle_hapi", "train/loss"),
             ("pytorch_sgd", "Loss/train"),
         ],
         "loss/val@epoch": [
             ("keras_fit/validation", "epoch_loss"),
-            ("keras_fit/validation", "evaluation_loss_vs_iterations"),
-            ("paddle_vdl", "eval/loss"),
+            ("paddle_hapi", "eval/loss"),
             ("pytorch_sgd", "Loss/val"),
         ],
     }
@@ -190,6 +198,43 @@ def test_index_keeps_levels_apart_and_matches_frameworks():
     ]
     torch_member = [m for m in index[1].members if m.run == "pytorch_sgd"][0]
     assert torch_member.level is None and torch_member.tag == "Loss/train"
+    # Keras' validation run: one series, the other tag is its alias.
+    (keras_val,) = [
+        m for m in index[3].members if m.run == "keras_fit/validation"
+    ]
+    assert keras_val.tag == "epoch_loss"
+    assert keras_val.aliases == ("evaluation_loss_vs_iterations",)
+
+
+def test_evaluation_tag_stays_a_member_without_its_epoch_partner():
+    # update_freq=N can drop epoch_* and keep evaluation_*: nothing to alias.
+    index = build_metric_index([(KERAS_VAL, "evaluation_loss_vs_iterations")])
+    (member,) = index[0].members
+    assert member.tag == "evaluation_loss_vs_iterations"
+    assert member.aliases == ()
+
+
+def test_epoch_counters_are_one_entry_never_a_split_metric():
+    lightning = RunInfo("pl/version_0", "pl/version_0", "pytorch",
+                        "torch.utils.tensorboard", "lightning")
+    hf = RunInfo("hf", "hf", "pytorch", "torch.utils.tensorboard",
+                 "transformers")
+    pairs = [(lightning, "epoch"), (hf, "train/epoch"), (TORCH, "epoch")]
+    index = build_metric_index(
+        pairs, level_hints={("pytorch_sgd", "epoch"): "epoch"}
+    )
+    assert [(e.key, len(e.members)) for e in index] == [("epoch", 3)]
+    assert all(m.level is None for m in index[0].members)
+
+
+def test_hp_metric_placeholder_is_not_a_metric():
+    from tb_multiframework.core.metrics import is_placeholder_metric
+
+    assert is_placeholder_metric("hp_metric", [-1.0])
+    assert is_placeholder_metric("hp_metric", [-1.0, -1.0])
+    assert not is_placeholder_metric("hp_metric", [-1.0, 0.93])
+    assert not is_placeholder_metric("hp_metric", [])
+    assert not is_placeholder_metric("val_loss", [-1.0])
 
 
 def test_epoch_prefix_in_any_run():

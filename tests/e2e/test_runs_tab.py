@@ -54,7 +54,10 @@ def _rows(frame: Frame) -> dict[str, dict[str, str]]:
             framework: badge.dataset.framework,
             badgeText: badge.textContent,
             badgeColor: getComputedStyle(badge).backgroundColor,
-            writer: cell("writer").textContent,
+            // The writer's name; a trainer (Lightning, ...) sits below it.
+            writer: cell("writer").firstElementChild.textContent,
+            trainer: cell("writer").querySelector(".tbmf-trainer")
+              ?.textContent ?? "",
             group: cell("group").textContent,
             points: cell("points").textContent,
             steps: cell("steps").textContent,

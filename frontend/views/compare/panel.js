@@ -61,6 +61,10 @@ let panelCount = 0;
  * @property {'difference' | 'ratio'} [diffMode]
  * @property {number} [points] buckets a series (1..MAX_POINTS)
  * @property {[number, number] | null} [xRange] zoom window on `x`
+ * @property {boolean} [allAttempts] add the points a resumed run's later
+ *     attempt superseded, as faint dashed series
+ * @property {'logged' | 'per_batch' | 'running_mean'} [batchValues] show
+ *     batch-level series as logged, as per-batch values or as running means
  * @property {string} [title] default: the metric name or tag
  * @property {string} [subtitle] e.g. the metric's level
  * @property {number} [height] main plot height, CSS pixels
@@ -298,6 +302,10 @@ export class ComparisonChart {
     if (o.xRange) {
       params.xMin = o.xRange[0];
       params.xMax = o.xRange[1];
+    }
+    if (o.allAttempts) params.attempts = "all";
+    if (o.batchValues && o.batchValues !== "logged") {
+      params.batchValues = o.batchValues;
     }
     return params;
   }

@@ -19,6 +19,13 @@ import { formatInt } from "../../format.js";
  * @property {number} total points logged
  * @property {number} returned points sent
  * @property {string} [excluded] why it has no place on the axis
+ * @property {boolean} [superseded] points a resumed run's later attempt
+ *     (or a later point at the same step) replaced (`attempts=all`)
+ * @property {number} [attempt] the attempt they were logged in
+ * @property {{superseded: number, repeated: number}} [hidden] points of
+ *     this series not drawn by default
+ * @property {string} [aggregation] per_batch | running_mean | epoch_mean | …
+ * @property {string} [batchValues] how the values were converted, if at all
  *
  * @typedef {ScalarSeries & {baseline: string, baselineTag: string}} DiffSeries
  *
@@ -42,6 +49,9 @@ import { formatInt } from "../../format.js";
 export const BASELINE_DASH = Object.freeze([7, 4]);
 /** Dash of a run's second (third, ...) tag in one metric. */
 export const EXTRA_TAG_DASH = Object.freeze([2, 3]);
+/** Dash and opacity of superseded points (an earlier attempt). */
+export const SUPERSEDED_DASH = Object.freeze([4, 4]);
+const SUPERSEDED_ALPHA = 0.35;
 /** Opacity of the raw line under a smoothed one (TensorBoard draws it faint). */
 const RAW_ALPHA = 0.3;
 /** Line widths in CSS pixels. */
@@ -73,6 +83,24 @@ export function pointsNote(returned, total) {
 }
 
 /**
+ * What a series does not draw by default, e.g. `80 superseded hidden`.
+ * @param {ScalarSeries} series
+ * @returns {string} "" when nothing is hidden
+ */
+export function hiddenNote(series) {
+  const hidden = series.hidden;
+  if (!hidden) return "";
+  const parts = [];
+  if (hidden.superseded) {
+    parts.push(`${formatInt(hidden.superseded)} superseded`);
+  }
+  if (hidden.repeated) {
+    parts.push(`${formatInt(hidden.repeated)} re-logged at the same step`);
+  }
+  return parts.length ? ` · ${parts.join(", ")} not drawn` : "";
+}
+
+/**
  * @param {ScalarsResponse} response
  * @returns {ScalarSeries[]} the series drawn (not excluded)
  */
@@ -96,6 +124,10 @@ export function mainChartSeries(response, { showTag = true, colorOf } = {}) {
   /** @type {ChartSeries[]} */
   const out = [];
   for (const series of drawnSeries(response)) {
+    if (series.superseded) {
+      out.push(supersededSeries(series, showTag, colorOf));
+      continue;
+    }
     const nth = tagsSeen.get(series.run) ?? 0;
     tagsSeen.set(series.run, nth + 1);
     const key = seriesKey(series.run, series.tag);
@@ -108,7 +140,9 @@ export function mainChartSeries(response, { showTag = true, colorOf } = {}) {
         : undefined;
     const note =
       (isBaseline ? "baseline · " : "") +
-      pointsNote(series.returned, series.total);
+      pointsNote(series.returned, series.total) +
+      hiddenNote(series) +
+      (series.batchValues ? ` · ${series.batchValues}` : "");
     if (smoothing) {
       out.push({
         key: `${key} (raw)`,
@@ -154,6 +188,31 @@ export function mainChartSeries(response, { showTag = true, colorOf } = {}) {
     }
   }
   return out;
+}
+
+/**
+ * An earlier attempt's superseded points: faint and dashed, in the run's
+ * colour, never smoothed over (they are shown as logged).
+ * @param {ScalarSeries} series
+ * @param {boolean} showTag
+ * @param {((run: string) => string) | undefined} colorOf
+ * @returns {ChartSeries}
+ */
+function supersededSeries(series, showTag, colorOf) {
+  const base = showTag ? seriesKey(series.run, series.tag) : series.run;
+  const label = `${base} (attempt ${series.attempt ?? 0}, superseded)`;
+  return {
+    key: `${seriesKey(series.run, series.tag)} · attempt ${series.attempt}`,
+    run: series.run,
+    color: colorOf?.(series.run),
+    label,
+    note: `${pointsNote(series.returned, series.total)} a later attempt replaced`,
+    alpha: SUPERSEDED_ALPHA,
+    width: 1,
+    dash: [...SUPERSEDED_DASH],
+    x: series.x,
+    y: /** @type {any} */ (series.y),
+  };
 }
 
 /**
