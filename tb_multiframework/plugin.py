@@ -95,6 +95,16 @@ class MultiframeworkLoader(base_plugin.TBLoader):
             "user's config directory).",
         )
         group.add_argument(
+            "--tbmf_cache_dir",
+            metavar="DIR",
+            type=str,
+            default="",
+            help="Where the tb_multiframework tab keeps what it read, so a "
+            "restart reads only new bytes (default: "
+            "$XDG_CACHE_HOME/tb_multiframework, i.e. "
+            "~/.cache/tb_multiframework; 'none' turns the cache off).",
+        )
+        group.add_argument(
             "--tbmf_source",
             choices=SOURCES,
             default="auto",

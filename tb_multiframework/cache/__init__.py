@@ -66,7 +66,7 @@ _LOCK = "lock"
 _MAX_SEGMENTS = 16  # a run's deltas before it is rewritten as one segment
 _ORPHAN_SECONDS = 600.0  # unreferenced segments older than this are removed
 _MAX_INDEX_BYTES = 256 << 20  # a larger index is not read
-DISABLED = ("", "none", "off", "false", "0")
+DISABLED = ("none", "off", "false", "0")  # --tbmf_cache_dir values
 
 
 def default_cache_root() -> str:
@@ -106,6 +106,7 @@ class LogdirCache:
         self._mine: dict[str, tuple[str, ...]] = {}
         self._progress: dict[str, Progress] = {}
         self.dropped: list[str] = []  # why entries were not used
+        self._stale: set[str] = set()  # dropped entries, removed at a write
         self._entries = self._read_index()
 
     # Reading.
@@ -168,12 +169,18 @@ class LogdirCache:
         self._progress[run] = progress
         return True
 
+    def forget(self, run: str, why: str) -> None:
+        """Stops using `run`'s entry (and removes it at the next write)."""
+        self._drop(run, why)
+
     def _drop(self, run: str, why: str) -> None:
         message = f"cache entry {run!r} dropped: {why}" if run else why
         logger.warning(
             "tb_multiframework cache %s: %s", self.directory, message
         )
         self.dropped.append(message)
+        if run:
+            self._stale.add(run)
         self._entries.pop(run, None)
         self._mine.pop(run, None)
         self._progress.pop(run, None)
@@ -207,7 +214,7 @@ class LogdirCache:
         """
         with self._locked():
             entries = self._read_index()
-            for run in forget:
+            for run in forget | self._stale:
                 entries.pop(run, None)
                 self._mine.pop(run, None)
                 self._progress.pop(run, None)
@@ -215,6 +222,7 @@ class LogdirCache:
                 entries[run] = self._extend(store, run, state, entries.get(run))
             self._write_index(entries)
             self._entries = entries
+            self._stale.clear()
             self._remove_orphans(entries)
 
     def _extend(

@@ -190,12 +190,20 @@ class Loader(PeriodicReload):
       logdir: the directory TensorBoard was given.
       store: where the data goes.
       config: returns the current user config (overrides).
+      cache: restores runs at the first reload and saves what reloads read
+        (`cache.loader_cache.LoaderCache`); None for no cache.
     """
 
     def __init__(
-        self, logdir: str, store: Store, *, config: Callable[[], Config]
+        self,
+        logdir: str,
+        store: Store,
+        *,
+        config: Callable[[], Config],
+        cache: Any = None,
     ) -> None:
         super().__init__()
+        self._cache = cache  # a cache.loader_cache.LoaderCache, or None
         self._logdir = logdir.rstrip("/") or "/"
         self._store = store
         self._config = config
@@ -210,6 +218,8 @@ class Loader(PeriodicReload):
             started = time.monotonic()
             bytes_read = records = 0
             found = list(self._discover())
+            if self._cache is not None:
+                self._cache.restore(self, {run for run, *_ in found})
             self._forget_changed_runs(found)
             for run, name, path, fmt in found:
                 state = self._runs.get(run)
@@ -234,6 +244,8 @@ class Loader(PeriodicReload):
                 metas[run] = self._meta(self._runs[run], metas)
                 self._store.set_meta(metas[run])
             self._store.compact()
+            if self._cache is not None:
+                self._cache.persist(self)
             if bytes_read:
                 _release_freed_memory()
             stats = ReloadStats(

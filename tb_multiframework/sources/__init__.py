@@ -24,7 +24,7 @@ import dataclasses
 import logging
 import os
 import threading
-from typing import Any, Callable, Protocol
+from typing import Any, Callable, Mapping, Protocol
 
 from tb_multiframework.config import Config
 from tb_multiframework.ingest.loader import ReloadStats
@@ -44,12 +44,14 @@ class SourceStatus:
       location: the logdir, or the provider and the data's location.
       reason: why this source was chosen.
       notices: what the user misses with this source and how to fix it.
+      cache: the persistent cache's state (files source), or None.
     """
 
     kind: str
     location: str
     reason: str
     notices: tuple[str, ...] = ()
+    cache: Mapping[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -57,6 +59,7 @@ class SourceStatus:
             "location": self.location,
             "reason": self.reason,
             "notices": list(self.notices),
+            "cache": None if self.cache is None else dict(self.cache),
         }
 
 
@@ -145,7 +148,11 @@ def make_source(
             FilesSource,
         )
 
-        return FilesSource(logdir, store, config=config, reason=reason), reason
+        cache_dir = str(getattr(flags, "tbmf_cache_dir", "") or "")
+        source = FilesSource(
+            logdir, store, config=config, reason=reason, cache_dir=cache_dir
+        )
+        return source, reason
     if kind == "provider":
         from tb_multiframework.sources.provider import (  # noqa: PLC0415
             ProviderSource,
