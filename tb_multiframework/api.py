@@ -260,35 +260,50 @@ class Api:
         Building one reads every point of the group's runs; while runs
         train, most of them have not changed since the last data version.
         """
-        inputs: dict[str, dict[str, Any]] = {}
         maps: dict[str, EpochMap | Excluded] = {}
         cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
-        for run, info in infos.items():
-            override = config.for_run(run)
-            setting = None
-            if override.steps_per_epoch is not None or override.epoch_offset:
-                setting = EpochSetting(
-                    steps_per_epoch=override.steps_per_epoch,
-                    epoch_offset=override.epoch_offset or 0.0,
+        # One group at a time: series are decoded from the store's packed
+        # form for this, and only one group's are held at once.
+        for members in by_group.values():
+            inputs: dict[str, dict[str, Any]] = {}
+            for run in members:
+                maps[run], cache[run] = self._epoch_map(
+                    run, infos[run], config, summaries, members, inputs
                 )
-            members = by_group[info.group]
-            key = (
-                info,
-                setting,
-                tuple((m, summaries[m].version) for m in members),
-            )
-            cached = self._epoch_cache.get(run)
-            if cached is not None and cached[0] == key:
-                maps[run] = cached[1]
-            else:
-                for member in members:
-                    if member not in inputs:
-                        inputs[member] = self._epoch_inputs(member)
-                group = {member: inputs[member] for member in members}
-                maps[run] = build_epoch_map(info, group, setting=setting)
-            cache[run] = (key, maps[run])
         self._epoch_cache = cache
         return maps
+
+    def _epoch_map(
+        self,
+        run: str,
+        info: RunInfo,
+        config: Config,
+        summaries: dict[str, RunSummary],
+        members: list[str],
+        inputs: dict[str, dict[str, Any]],
+    ) -> tuple[EpochMap | Excluded, tuple[Any, EpochMap | Excluded]]:
+        """A run's epoch map (cached while its group is unchanged)."""
+        override = config.for_run(run)
+        setting = None
+        if override.steps_per_epoch is not None or override.epoch_offset:
+            setting = EpochSetting(
+                steps_per_epoch=override.steps_per_epoch,
+                epoch_offset=override.epoch_offset or 0.0,
+            )
+        key = (
+            info,
+            setting,
+            tuple((m, summaries[m].version) for m in members),
+        )
+        cached = self._epoch_cache.get(run)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached
+        for member in members:
+            if member not in inputs:
+                inputs[member] = self._epoch_inputs(member)
+        group = {member: inputs[member] for member in members}
+        emap = build_epoch_map(info, group, setting=setting)
+        return emap, (key, emap)
 
     def _epoch_inputs(self, run: str) -> dict[str, Any]:
         """A run's scalar series plus its histogram tags' positions.

@@ -59,25 +59,26 @@ class PackedInts:
         return sum(a.nbytes for a in arrays if a is not None)
 
     def decode(self) -> np.ndarray:
-        """The int64 values, exactly."""
-        out = np.empty(self.n, dtype=_U64)
-        if self.n == 0:
-            return out.view(np.int64)
+        """The int64 values, exactly.
+
+        numpy's int64 arithmetic on arrays wraps modulo 2**64, which is
+        what makes the differences exact (and it is much faster than the
+        same on uint64).
+        """
         if self.deltas is None:
-            steps = np.arange(self.n, dtype=_U64)
-            steps *= _U64(self.stride & 0xFFFFFFFFFFFFFFFF)
-            steps += _U64(self.first & 0xFFFFFFFFFFFFFFFF)
-            return steps.view(np.int64)
-        out[0] = self.first & 0xFFFFFFFFFFFFFFFF
+            out = np.arange(self.n, dtype=np.int64)
+            out *= np.int64(self.stride)
+            out += np.int64(self.first)
+            return out
+        out = np.empty(self.n, dtype=np.int64)
+        out[0] = self.first
         diffs = out[1:]
-        # int8..int64 -> int64 sign-extends; the bits are then the uint64
-        # difference modulo 2**64.
-        diffs[:] = self.deltas.astype(np.int64).view(_U64)
+        diffs[:] = self.deltas  # int8..int64 -> int64 sign-extends
         if self.exception_index is not None and len(self.exception_index):
             assert self.exception_delta is not None
-            diffs[self.exception_index] = self.exception_delta.view(_U64)
-        np.cumsum(out, out=out)  # wraps modulo 2**64, exactly
-        return out.view(np.int64)
+            diffs[self.exception_index] = self.exception_delta
+        np.cumsum(out, out=out)
+        return out
 
 
 def pack_ints(values: np.ndarray) -> PackedInts:

@@ -23,7 +23,7 @@ from tensorboard.backend import http_util
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
-from tb_multiframework import api
+from tb_multiframework import allocator, api
 from tb_multiframework.config import ConfigFile, default_config_path
 from tb_multiframework.core import aggregate, groups, histdiff
 from tb_multiframework.core.aggregation import BATCH_VIEWS
@@ -133,6 +133,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     plugin_name = PLUGIN_NAME
 
     def __init__(self, context: base_plugin.TBContext) -> None:
+        allocator.keep_freed_memory()  # series are decoded per request
         flags = context.flags
         self._logdir = context.logdir or ""
         flag_config = getattr(flags, "tbmf_config", "") or ""

@@ -1,6 +1,7 @@
 """Shared fixtures: the plugin over a logdir, behind TensorBoard's WSGI app."""
 
 import argparse
+import atexit
 import os
 import shutil
 import tempfile
@@ -17,6 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # per test session (TensorBoard processes the tests start inherit it), never
 # the user's own cache.
 os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="tbmf_test_cache_")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
 DEMO_LOGS = os.path.join(ROOT, "demo_logs")
 
 
