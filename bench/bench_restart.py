@@ -17,8 +17,11 @@ over the load divided by the points; memory-mapped cache pages that were
 touched count). With `--tensorboard`, the same cold/restart pair also runs
 as real `tensorboard` processes (default `--load_fast`), timed from spawn.
 
+`--decode` instead measures what decoding packed series costs a `scalars`
+request on bench_scalars-sized data (50 runs x 100,000 points).
+
 Usage: python bench/bench_restart.py [--runs 200] [--points 100000]
-       [--logdir DIR (reused if it exists)] [--tensorboard]
+       [--logdir DIR (reused if it exists)] [--tensorboard] [--decode]
 """
 
 from __future__ import annotations
@@ -258,6 +261,71 @@ def measure_plugin(logdir: str, cache_dir: str) -> dict:
     }
 
 
+def measure_decode(runs: int, points: int) -> dict:
+    """What decoding packed series costs a `scalars` request.
+
+    bench_scalars' shape: `runs` runs of one tag, `points` points each; one
+    request for all runs at a new smoothing weight each time (never served
+    from the answer cache), and the decoding of the same series alone.
+    """
+    import argparse as _argparse
+
+    from tensorboard.backend import application
+    from tensorboard.plugins import base_plugin
+    from werkzeug import test as werkzeug_test
+
+    from tb_multiframework.plugin import MultiframeworkLoader
+
+    with tempfile.TemporaryDirectory() as logdir:
+        rng = np.random.default_rng(2)
+        for r in range(runs):
+            walls = 1.7e9 + np.cumsum(rng.uniform(0.02, 0.08, points))
+            body = event_records(
+                ("loss",),
+                np.zeros(points, dtype=np.int64),
+                np.arange(points, dtype=np.int64),
+                walls,
+                np.cumsum(rng.normal(size=points)).astype(np.float32),
+            )
+            directory = os.path.join(logdir, f"run_{r:03d}")
+            os.makedirs(directory)
+            name = f"events.out.tfevents.1700000000.bench.{r}.0"
+            with open(os.path.join(directory, name), "wb") as handle:
+                handle.write(body)
+        parser = _argparse.ArgumentParser()
+        loader = MultiframeworkLoader()
+        loader.define_flags(parser)
+        flags = parser.parse_args(["--tbmf_cache_dir", "none"])
+        flags.logdir = logdir
+        flags.reload_interval = 0
+        flags.reload_task = "blocking"
+        plugin = loader.load(base_plugin.TBContext(logdir=logdir, flags=flags))
+        client = werkzeug_test.Client(application.TensorBoardWSGI([plugin]))
+        store = plugin._api._store
+        names = [f"run_{r:03d}" for r in range(runs)]
+        query = [("run", n) for n in names] + [("tag", "loss")]
+        client.get("/data/plugin/tb_multiframework/runs")
+        decode, request = [], []
+        for i in range(7):
+            started = time.perf_counter()
+            kept = [store.scalars(n, "loss") for n in names]
+            decode.append(time.perf_counter() - started)
+            del kept
+            args = query + [("points", 2000), ("smoothing", 0.5 + i / 100)]
+            started = time.perf_counter()
+            response = client.get(
+                "/data/plugin/tb_multiframework/scalars?"
+                + urllib.parse.urlencode(args)
+            )
+            request.append(time.perf_counter() - started)
+            assert response.status_code == 200
+    return {
+        "decode": float(np.median(decode)),
+        "request": float(np.median(request)),
+        "points": runs * points,
+    }
+
+
 def _child(logdir: str, cache_dir: str) -> dict:
     out = subprocess.run(
         [sys.executable, __file__, "--child", logdir, cache_dir],
@@ -317,15 +385,23 @@ def _tensorboard(logdir: str, cache_dir: str, info: dict) -> dict:
                     break
             except OSError:
                 pass
-            time.sleep(0.05)
+            time.sleep(_POLL_S)
         first = time.perf_counter() - started
+        while True:  # the cache is written at the end of the load
+            with urllib.request.urlopen(
+                f"{url}/data/plugin/tb_multiframework/runs"
+            ) as response:
+                if not json.load(response)["loading"]:
+                    break
+            time.sleep(_POLL_S)
+        loaded = time.perf_counter() - started
         with open(f"/proc/{process.pid}/status") as handle:
             rss = next(
                 int(line.split()[1]) * 1024
                 for line in handle
                 if line.startswith("VmRSS")
             )
-        return {"up": up, "firstScalars": first, "rss": rss}
+        return {"up": up, "firstScalars": first, "loaded": loaded, "rss": rss}
     finally:
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(30)
@@ -338,9 +414,22 @@ def main() -> None:
     parser.add_argument("--logdir", default="")
     parser.add_argument("--tensorboard", action="store_true")
     parser.add_argument("--child", nargs=2, metavar=("LOGDIR", "CACHE"))
+    parser.add_argument(
+        "--decode", action="store_true", help="only the decoding cost"
+    )
     args = parser.parse_args()
     if args.child:
         print(json.dumps(measure_plugin(*args.child)))
+        return
+    if args.decode:
+        found = measure_decode(50, 100_000)
+        print(
+            f"decoding {found['points']:,} packed points (bench_scalars' "
+            f"50 runs x 100,000): {found['decode'] * 1e3:.0f} ms median; a "
+            f"whole uncached `scalars` request over them: "
+            f"{found['request'] * 1e3:.0f} ms (decoding "
+            f"{found['decode'] / found['request']:.0%} of it)"
+        )
         return
     work = tempfile.mkdtemp(prefix="bench_restart_")
     logdir = args.logdir or os.path.join(work, "logs")
@@ -400,12 +489,12 @@ def main() -> None:
             tb_restart = _tensorboard(logdir, cache, info)
             print(
                 "\n| real tensorboard | server up | first whole `scalars` "
-                "| process RSS |\n|---|---|---|---|"
+                "| all runs loaded | process RSS |\n|---|---|---|---|---|"
             )
             for label, row in (("cold", tb_cold), ("restart", tb_restart)):
                 print(
                     f"| {label} | {row['up']:.2f} s | "
-                    f"{row['firstScalars']:.2f} s | "
+                    f"{row['firstScalars']:.2f} s | {row['loaded']:.2f} s | "
                     f"{row['rss'] / 1e6:.0f} MB |"
                 )
     finally:
