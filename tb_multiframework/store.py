@@ -554,16 +554,15 @@ class Store:
         tag: str,
         blocks: list[PackedSeries],
         *,
-        ranges: tuple[int, int, float, float],
         attempts: Mapping[str, Any] | None = None,
     ) -> None:
         """Puts cached blocks in as a new series of a run.
 
+        The run's step and time ranges are not touched: `note_ranges`.
+
         Args:
           blocks: the series' points, packed (e.g. memory-mapped).
-          ranges: (lowest step, highest step, first, last wall time), as
-            `note_points` would find them.
-          attempts: the series' attempt bookkeeping, from `series_state`.
+          attempts: the series' attempt bookkeeping, from `attempt_state`.
 
         Raises:
           ValueError: `attempts` is malformed (nothing is changed).
@@ -579,10 +578,34 @@ class Store:
             if book is not None:
                 series.book = book
             state.num_points += series.count
-            if series.count:
-                state.note_range(*ranges)
             state.version += 1
             self._version += 1
+
+    def note_ranges(
+        self,
+        run: str,
+        ranges: tuple[int | None, int | None, float | None, float | None],
+    ) -> None:
+        """Widens a run's (first step, last step, start, end time)."""
+        low, high, first, last = ranges
+        with self._lock:
+            state = self._runs[run]
+            if low is not None and high is not None:
+                state.note_range(
+                    low,
+                    high,
+                    math.nan if first is None else first,
+                    math.nan if last is None else last,
+                )
+                state.version += 1
+                self._version += 1
+
+    def scalar_blocks(self, run: str, tag: str) -> list[PackedSeries]:
+        """A series' points as packed blocks (immutable), in order."""
+        with self._lock:
+            series = self._runs[run].scalars[tag]
+            series.pack()
+            return list(series.blocks)
 
     def attempt_state(self, run: str) -> dict[str, dict[str, Any]]:
         """Each scalar series' attempt bookkeeping, for `restore_scalars`."""

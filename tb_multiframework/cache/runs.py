@@ -89,25 +89,17 @@ def export_run(
         start = since.scalars.get(tag, 0)
         if count <= start:
             continue
-        series = store.scalars(run, tag)
-        steps = series.steps[start:count]
-        walls = series.wall_times[start:count]
-        packed = pack_series(steps, walls, series.values[start:count])
-        arrays[f"s{i}.values"] = packed.values
-        scalars.append(
-            {
-                "tag": tag,
-                "key": f"s{i}",
-                "steps": _ints_meta(packed.steps, f"s{i}.steps", arrays),
-                "walls": _ints_meta(packed.walls, f"s{i}.walls", arrays),
-                "ranges": [
-                    int(steps.min()),
-                    int(steps.max()),
-                    float(np.fmin.reduce(walls)),
-                    float(np.fmax.reduce(walls)),
-                ],
-            }
-        )
+        for j, packed in enumerate(_tail(store.scalar_blocks(run, tag), start)):
+            key = f"s{i}.{j}"
+            arrays[f"{key}.values"] = packed.values
+            scalars.append(
+                {
+                    "tag": tag,
+                    "key": key,
+                    "steps": _ints_meta(packed.steps, f"{key}.steps", arrays),
+                    "walls": _ints_meta(packed.walls, f"{key}.walls", arrays),
+                }
+            )
     histograms = []
     for i, (tag, count) in enumerate(sorted(histogram_counts.items())):
         start = since.histograms.get(tag, 0)
@@ -122,9 +114,16 @@ def export_run(
         arrays[f"h{i}.counts"] = _concat(hist.counts[start:count])
         histograms.append({"tag": tag, "key": f"h{i}"})
     layouts = store.layouts().get(run, [])
+    summary = store.summary(run)
     meta = {
         # Every series' bookkeeping, grown or not (a restart may touch it).
         "attempts": books,
+        "ranges": [
+            summary.first_step,
+            summary.last_step,
+            summary.start_time,
+            summary.end_time,
+        ],
         "scalars": scalars,
         "histograms": histograms,
         "layouts": [
@@ -137,6 +136,23 @@ def export_run(
         layouts=len(layouts),
     )
     return meta, arrays, progress
+
+
+def _tail(blocks: list[PackedSeries], start: int) -> list[PackedSeries]:
+    """The points from index `start` on: whole blocks as they are, the
+    block `start` falls in decoded, cut and packed again."""
+    out = []
+    for block in blocks:
+        if start >= len(block):
+            start -= len(block)
+            continue
+        if start == 0:
+            out.append(block)
+        else:
+            columns = [column[start:] for column in block.decode()]
+            out.append(pack_series(*columns))
+            start = 0
+    return out
 
 
 def _concat(parts: Sequence[np.ndarray]) -> np.ndarray:
@@ -159,7 +175,7 @@ def import_segments(
         drops the entry).
     """
     blocks: dict[str, list[PackedSeries]] = {}
-    ranges: dict[str, list[tuple[int, int, float, float]]] = {}
+    ranges: Any = None  # the run's, as of the latest segment
     books: dict[str, Any] = {}  # the latest segment's
     histograms: list[tuple[str, tuple[Any, ...]]] = []
     layouts: list[tuple[int, dict[str, Any]]] = []
@@ -175,11 +191,6 @@ def import_segments(
                 if not (packed.steps.n == packed.walls.n == len(packed.values)):
                     raise ValueError(f"series {tag!r}: columns differ")
                 blocks.setdefault(tag, []).append(packed)
-
-                low, high, first, last = entry["ranges"]
-                ranges.setdefault(tag, []).append(
-                    (int(low), int(high), float(first), float(last))
-                )
             for entry in meta["histograms"]:
                 histograms.append(
                     (str(entry["tag"]), _histograms_from(entry["key"], arrays))
@@ -188,22 +199,19 @@ def import_segments(
                 (int(step), dict(layout)) for step, layout in meta["layouts"]
             )
             books = dict(meta["attempts"])
+            low, high, first, last = meta["ranges"]
+            ranges = (
+                None if low is None else int(low),
+                None if high is None else int(high),
+                None if first is None else float(first),
+                None if last is None else float(last),
+            )
     except (KeyError, TypeError) as error:
         raise ValueError(f"segment tables: {error!r}") from None
     for tag, tag_blocks in blocks.items():
-        spans = np.array(ranges[tag], dtype=object)
-        store.restore_scalars(
-            run,
-            tag,
-            tag_blocks,
-            attempts=books.get(tag),
-            ranges=(
-                min(spans[:, 0]),
-                max(spans[:, 1]),
-                float(np.fmin.reduce(spans[:, 2].astype(np.float64))),
-                float(np.fmax.reduce(spans[:, 3].astype(np.float64))),
-            ),
-        )
+        store.restore_scalars(run, tag, tag_blocks, attempts=books.get(tag))
+    if ranges is not None:
+        store.note_ranges(run, ranges)
     for tag, (steps, walls, edges, counts) in histograms:
         store.append_histograms(run, tag, steps, walls, edges, counts)
     for step, layout in layouts:
