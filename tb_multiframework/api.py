@@ -24,6 +24,11 @@ from typing import Any
 import numpy as np
 
 from tb_multiframework import experiments
+from tb_multiframework.anomaly_api import (
+    AnomalyFinder,
+    AnomalyQuery,
+    NotFoundError,
+)
 from tb_multiframework.config import Config, ConfigFile
 from tb_multiframework.core import histdiff, layouts, pairing
 from tb_multiframework.core.axes import EpochMap, axis_values, build_epoch_map
@@ -181,6 +186,7 @@ class Api:
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
+        self._anomalies = AnomalyFinder(store)
 
     # Derived state.
 
@@ -929,6 +935,24 @@ class Api:
                 f"layouts cannot be saved: {self._layout_path_reason}"
             )
         return self._layout_store
+
+    # Anomalies.
+
+    def anomalies(self, query: AnomalyQuery) -> Encoded:
+        """`GET anomalies`: the flagged ranges of the series asked for."""
+        return self._cached(
+            ("anomalies", query), lambda: self.anomaly_payload(query)
+        )
+
+    def anomaly_payload(self, query: AnomalyQuery) -> dict[str, Any]:
+        """The `GET anomalies` answer as a dict (for callers without HTTP,
+        such as a command line)."""
+        try:
+            payload = self._anomalies.payload(self._context(), query)
+        except NotFoundError as error:
+            raise NotFound(str(error)) from None
+        payload["dataVersion"] = self._store.version
+        return payload
 
 
 @dataclasses.dataclass(frozen=True)

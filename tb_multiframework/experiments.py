@@ -20,8 +20,8 @@ from tb_multiframework.config import Config
 from tb_multiframework.core import aggregate as agg
 from tb_multiframework.core import groups, hparams
 from tb_multiframework.core.compare import Selection, buckets_for, place_series
+from tb_multiframework.core.direction import metric_direction
 from tb_multiframework.core.downsample import downsample_minmax
-from tb_multiframework.core.metrics import metric_direction
 from tb_multiframework.core.summaries import rank_spread, summarize_series
 from tb_multiframework.core.types import Excluded
 from tb_multiframework.store import RunSummary
@@ -369,7 +369,10 @@ def metric_summary(
         series: (run, tag) -> the series.
         experiments: For the groups.
     """
-    direction = metric_direction(entry_name)
+    # The API speaks of the best value as the lowest or the highest.
+    direction = {"lower": "min", "higher": "max"}.get(
+        metric_direction(entry_name) or ""
+    )
     first: dict[str, str] = {}
     for run, tag in members:
         first.setdefault(run, tag)

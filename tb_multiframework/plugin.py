@@ -24,9 +24,11 @@ from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
 from tb_multiframework import allocator, api
+from tb_multiframework.anomaly_api import AnomalyQuery
 from tb_multiframework.config import ConfigFile, default_config_path
 from tb_multiframework.core import aggregate, groups, histdiff
 from tb_multiframework.core.aggregation import BATCH_VIEWS
+from tb_multiframework.core.anomalies import parse_kinds
 from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
@@ -184,6 +186,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             "/layout_preview": self.layout_preview_route,
             "/config_diff": self.config_diff_route,
             "/metric_summary": self.metric_summary_route,
+            "/anomalies": self.anomalies_route,
         }
 
     def is_active(self) -> bool:
@@ -321,6 +324,12 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             lambda: self._api.metric_summary(_text(request, "metric")),
         )
 
+    @wrappers.Request.application
+    def anomalies_route(self, request: wrappers.Request) -> wrappers.Response:
+        return _answer(
+            request, lambda: self._api.anomalies(_anomaly_query(request))
+        )
+
 
 def _layout_store(
     logdir: str, flag_dir: str | None
@@ -401,6 +410,7 @@ def _integer(
 
 
 def _runs(request: wrappers.Request) -> tuple[str, ...]:
+    """The repeated `run` argument."""
     runs = tuple(request.args.getlist("run"))
     if len(runs) > _MAX_RUNS:
         raise _BadRequest(f"{len(runs)} runs named; at most {_MAX_RUNS}")
@@ -482,6 +492,28 @@ def _histogram_query(request: wrappers.Request) -> api.HistogramQuery:
         bins=_integer(
             request, "bins", histdiff.DEFAULT_BINS, 1, histdiff.MAX_BINS
         ),
+    )
+
+
+def _anomaly_query(request: wrappers.Request) -> AnomalyQuery:
+    runs = _runs(request)
+    tag = _optional_text(request, "tag")
+    metric = _optional_text(request, "metric")
+    if tag is not None and metric is not None:
+        raise _BadRequest("give at most one of 'tag' and 'metric'")
+    kinds = None
+    raw = request.args.getlist("kinds")
+    if sum(len(value) for value in raw) > _MAX_ARG_CHARS:
+        raise _BadRequest("argument 'kinds' is too long")
+    listed = [k.strip() for value in raw for k in value.split(",") if k.strip()]
+    if listed:  # absent or empty: every kind
+        kinds = frozenset(parse_kinds(listed))
+    return AnomalyQuery(
+        runs=runs,
+        tag=tag,
+        metric=metric,
+        kinds=kinds,
+        x=_choice(request, "x", AXES, "step"),
     )
 
 

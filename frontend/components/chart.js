@@ -91,6 +91,8 @@ const MIN_ZOOM_DRAG_PX = 3;
  * @property {(min: number, max: number) => void} [onZoom] called when the
  *     user drags a window on this chart (not on a synced one)
  * @property {() => void} [onZoomReset] called on a double-click
+ * @property {(u: uPlot) => void} [onDraw] called after every redraw (zoom,
+ *     resize, new data), to draw over the plot (e.g. anomaly markers)
  */
 
 /**
@@ -430,7 +432,12 @@ export class Chart {
         setCursor: [() => this._renderTooltip()],
         setSize: [() => this._hideTooltip()],
         setSelect: [(u) => this._onSelect(u)],
-        draw: [(u) => this._drawMarkers(u)],
+        draw: [
+          (u) => {
+            this._drawMarkers(u);
+            this._options.onDraw?.(u);
+          },
+        ],
       },
     };
     this._uplot = new uPlot(opts, data, this._plot);

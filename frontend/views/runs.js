@@ -23,6 +23,13 @@ import {
   KEY_METRIC,
   parseFilter,
 } from "./runs/experiment.js";
+import {
+  anomalyBadge,
+  anomalyFilterButton,
+  anomalyStore,
+  KEY_ANOMALY_FILTER,
+  passesAnomalyFilter,
+} from "../anomalies.js";
 
 /** @typedef {import("../model.js").RunInfo} RunInfo */
 /** @typedef {import("../app.js").ViewContext} ViewContext */
@@ -148,6 +155,8 @@ class RunsView {
       className: "tbmf-chips",
       attrs: { role: "group", "aria-label": "Filter by framework" },
     });
+    this.anomalies = anomalyStore(ctx);
+    this.anomalyFilter = h("div", { className: "tbmf-chips" });
     this.selectionSummary = h("span", { className: "tbmf-selection__text" });
     this.selectionBox = h("div", { className: "tbmf-selection" });
     this.headerCheckbox = h("input", {
@@ -207,6 +216,7 @@ class RunsView {
           this.filterInput,
         ),
         this.frameworkChips,
+        this.anomalyFilter,
         append(
           this.selectionBox,
           this.selectionSummary,
@@ -249,6 +259,7 @@ class RunsView {
         }
         this.render();
       }),
+      this.anomalies.subscribe(() => this.render()),
       ctx.state.subscribe((changed) => {
         if (
           changed.has(KEY_FILTER) &&
@@ -381,7 +392,8 @@ class RunsView {
         (run) =>
           (frameworks.size === 0 || frameworks.has(run.framework)) &&
           matches(run) &&
-          passes(run),
+          passes(run) &&
+          passesAnomalyFilter(this.ctx, run.run),
       )
       .sort((a, b) => {
         const ka = column.sortKey(a);
@@ -435,6 +447,7 @@ class RunsView {
     this._renderExperimentBar();
     this._renderHead();
     this._renderChips();
+    this.anomalyFilter.replaceChildren(anomalyFilterButton(this.ctx));
     this._renderBody();
     this._renderSelection();
     if (focusKey) {
@@ -620,6 +633,7 @@ class RunsView {
                 this.ctx.state.update({
                   [KEY_FILTER]: null,
                   [KEY_FRAMEWORKS]: null,
+                  [KEY_ANOMALY_FILTER]: null,
                 });
               },
             },
@@ -806,6 +820,7 @@ class RunsView {
         "div",
         { className: `tbmf-run-name${inGroup ? " is-member" : ""}` },
         runNameParts(run, inGroup),
+        anomalyBadge(this.anomalies.forRun(run.run)),
       ),
       run.resumeNote
         ? h("div", {

@@ -179,13 +179,19 @@ def config_regex_rule(rules: Sequence[GroupRule]) -> Rule:
     return apply
 
 
+def rank_of(name: str) -> int | None:
+    """The rank a DDP/Horovod rank directory's base name says, else None."""
+    found = _RANK_DIR.fullmatch(name)
+    return None if found is None else int(found.group(1))
+
+
 def rank_rule(runs: Sequence[RunFacts]) -> dict[str, Assigned]:
     """Sibling rank directories (two or more) -> their parent's name."""
     ranks: dict[str, set[str]] = defaultdict(set)
     parent_of: dict[str, str] = {}
     for facts in runs:
         base = posixpath.basename(facts.logical)
-        if _RANK_DIR.fullmatch(base):
+        if rank_of(base) is not None:
             parent = posixpath.dirname(facts.logical) or "."
             ranks[parent].add(base)
             parent_of[facts.run] = parent

@@ -436,30 +436,3 @@ def _is_keras_run(run: RunInfo) -> bool:
         "train",
         "validation",
     )
-
-
-# Words in a metric's quantity that say which way is better, tried in order.
-_LOWER_IS_BETTER = re.compile(
-    r"loss|error|err\b|^err|mse|mae|rmse|perplexity|ppl|time|latency|"
-    r"duration|distance|cer\b|wer\b|nll|cost|regret"
-)
-_HIGHER_IS_BETTER = re.compile(
-    r"acc|auc|f1|precision|recall|iou|map\b|^map|bleu|rouge|score|reward|"
-    r"return|dice|r2|top\d|hit|ndcg|mrr|throughput|samples_per_sec"
-)
-
-
-def metric_direction(name: str) -> str | None:
-    """Which way a metric improves: "min", "max", or None when unknown.
-
-    Lower is better for losses, errors and times (`loss/train`, `val_mse`,
-    `epoch_time`); higher for accuracies, AUC, F1, precision, recall,
-    rewards (`accuracy/val`, `auc`). Judged from the quantity (the part
-    before `/` of a canonical name, else the whole name), lower-case.
-    """
-    quantity = name.lower().split("@", 1)[0].split("/", 1)[0]
-    if _LOWER_IS_BETTER.search(quantity):
-        return "min"
-    if _HIGHER_IS_BETTER.search(quantity):
-        return "max"
-    return None

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tb_multiframework.core import groups, hparams
-from tb_multiframework.core.metrics import metric_direction
+from tb_multiframework.core.direction import metric_direction
 from tb_multiframework.core.summaries import rank_spread, summarize_series
 
 
@@ -249,14 +249,14 @@ def test_config_diff_differing_first_and_true_is_not_one():
 @pytest.mark.parametrize(
     "name,direction",
     [
-        ("loss/train", "min"),
-        ("loss/val@epoch", "min"),
-        ("val_error", "min"),
-        ("epoch_time", "min"),
-        ("mse/val", "min"),
-        ("accuracy/val", "max"),
-        ("auc", "max"),
-        ("f1/test", "max"),
+        ("loss/train", "lower"),
+        ("loss/val@epoch", "lower"),
+        ("val_error", "lower"),
+        ("epoch_time", "lower"),
+        ("mse/val", "lower"),
+        ("accuracy/val", "higher"),
+        ("auc", "higher"),
+        ("f1/test", "higher"),
         ("learning_rate/train", None),
         ("grad_norm", None),
     ],

@@ -15,6 +15,7 @@
 // (`xMin`/`xMax`), a double-click loads everything again. The panel
 // re-fetches by itself when the catalog reports new data (zoom kept).
 
+import { AnomalyLayer } from "../../anomalies.js";
 import { createChart } from "../../components/chart.js";
 import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
 import { formatInt, formatValue, plural } from "../../format.js";
@@ -122,6 +123,8 @@ export class ComparisonChart {
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._loadingTimer = null;
     this._destroyed = false;
+    /** Marks the flagged ranges (anomalies.js) on the main chart. */
+    this._anomalies = new AnomalyLayer(this);
 
     this._title = h("h3", { className: "tbmf-cmp-panel__title" });
     this._subtitle = h("span", { className: "tbmf-cmp-panel__subtitle" });
@@ -263,6 +266,7 @@ export class ComparisonChart {
     this._destroyed = true;
     this._request.cancel();
     this._unsubscribe();
+    this._anomalies.destroy();
     if (this._loadingTimer !== null) clearTimeout(this._loadingTimer);
     this.mainChart?.destroy();
     this.diffChart?.destroy();
@@ -590,6 +594,9 @@ export class ComparisonChart {
         this._zoom([min, max]),
       onZoomReset: () => this._zoom(null),
     };
+    const mainOnly = {
+      onDraw: (/** @type {any} */ u) => this._anomalies.draw(u),
+    };
 
     const mainLook = JSON.stringify([
       axis.id,
@@ -603,6 +610,7 @@ export class ComparisonChart {
     if (!this.mainChart) {
       this.mainChart = createChart(this._mainHost, {
         ...common,
+        ...mainOnly,
         logY: Boolean(o.logY),
         height: o.height ?? DEFAULT_HEIGHT,
         emptyText,
@@ -612,6 +620,7 @@ export class ComparisonChart {
     } else if (mainLook !== this._mainLook) {
       this.mainChart.update({
         ...common,
+        ...mainOnly,
         logY: Boolean(o.logY),
         height: o.height ?? DEFAULT_HEIGHT,
         emptyText,
@@ -671,6 +680,7 @@ export class ComparisonChart {
 
     this._renderBadge(response);
     this._renderNotes(response);
+    this._anomalies.update(response);
   }
 
   /** @param {ScalarsResponse} response */

@@ -1,0 +1,426 @@
+// Anomalies in the tab: the findings of `GET anomalies`, shared by every
+// view, as a badge per run (Runs table), a "runs with anomalies" filter,
+// and marked ranges on comparison charts (Compare, Layouts) with the
+// message and the usual cause on hover.
+//
+//   const store = anomalyStore(ctx);          // one per app
+//   store.subscribe(() => rerender());        // an answer arrived
+//   store.forRun("pytorch_sgd");              // step-axis findings
+//   const layer = new AnomalyLayer(panel);    // in a comparison chart
+//   layer.update(scalarsResponse); layer.draw(uplot); layer.destroy();
+//
+// The store asks the server once per data version and axis (the server
+// keeps every series' result, so a live logdir costs only what changed).
+
+import { ensureStylesheet, h, setChildren } from "./dom.js";
+import { formatValue, plural } from "./format.js";
+import { fetchJson } from "./model.js";
+import { runColor } from "./colors.js";
+
+ensureStylesheet(new URL("./anomalies.css", import.meta.url));
+
+/** State key of the Runs view's "runs with anomalies" filter. */
+export const KEY_ANOMALY_FILTER = "an";
+/** Narrowest marked range on a chart, CSS pixels (a one-step spike). */
+const MIN_BAND_PX = 6;
+
+/** What each kind is called on screen. */
+export const KIND_LABELS = Object.freeze({
+  nonfinite: "NaN / Inf",
+  spike: "spike",
+  cliff: "cliff",
+  plateau: "plateau",
+  oscillation: "oscillation",
+  stepwise_rise: "stepwise rise",
+  overfitting: "overfitting",
+  drift: "drift",
+  explosion: "explosion",
+  rank_desync: "rank desync",
+});
+
+/**
+ * @typedef {Object} Finding one entry of `GET anomalies`
+ * @property {string} run
+ * @property {string} tag
+ * @property {string | null} metric
+ * @property {string} kind
+ * @property {number} step
+ * @property {number} endStep
+ * @property {[number, number] | null} x the range on the answer's axis
+ * @property {number} severity 0..1
+ * @property {string} message
+ * @property {string} cause the usual cause
+ *
+ * @typedef {Object} AnomaliesPayload
+ * @property {string} x
+ * @property {Finding[]} anomalies
+ * @property {Record<string, number>} counts findings per run
+ * @property {number} total
+ * @property {number} dataVersion
+ */
+
+/** @type {WeakMap<object, AnomalyStore>} */
+const stores = new WeakMap();
+
+/**
+ * The app's store (one per catalog).
+ * @param {import("./app.js").ViewContext} ctx
+ * @returns {AnomalyStore}
+ */
+export function anomalyStore(ctx) {
+  let store = stores.get(ctx.catalog);
+  if (!store) {
+    store = new AnomalyStore(ctx.catalog);
+    stores.set(ctx.catalog, store);
+  }
+  return store;
+}
+
+/** `GET anomalies` answers by axis, for the catalog's data version. */
+export class AnomalyStore {
+  /** @param {import("./model.js").Catalog} catalog */
+  constructor(catalog) {
+    this._catalog = catalog;
+    /** @type {Map<string, Promise<AnomaliesPayload | null>>} */
+    this._requests = new Map();
+    /** @type {Map<string, AnomaliesPayload>} by axis */
+    this._answers = new Map();
+    /** @type {Set<() => void>} */
+    this._listeners = new Set();
+    /** @type {number | null} */
+    this._version = null;
+    /** @type {string | null} the last error, for a status line */
+    this.error = null;
+    catalog.subscribe((_catalog, change) => {
+      if (change.dataChanged) void this.load("step");
+    });
+  }
+
+  /**
+   * Calls back whenever an answer arrives (any axis).
+   * @param {() => void} listener
+   * @returns {() => void} unsubscribes
+   */
+  subscribe(listener) {
+    this._listeners.add(listener);
+    return () => this._listeners.delete(listener);
+  }
+
+  /**
+   * The answer for an axis at the current data version (fetched once).
+   * @param {string} axis
+   * @returns {Promise<AnomaliesPayload | null>} null when it failed
+   */
+  load(axis) {
+    const version = this._catalog.payload?.dataVersion ?? null;
+    if (version !== this._version) {
+      this._version = version;
+      this._requests.clear();
+    }
+    const key = String(axis);
+    let request = this._requests.get(key);
+    if (!request) {
+      request = fetchJson("anomalies", { x: axis }).then(
+        (/** @type {AnomaliesPayload} */ payload) => {
+          if (version !== this._version) return null;
+          this._answers.set(key, payload);
+          this.error = null;
+          this._notify();
+          return payload;
+        },
+        (/** @type {Error} */ error) => {
+          this._requests.delete(key);
+          this.error = error.message;
+          console.warn("tb_multiframework: anomalies", error);
+          return null;
+        },
+      );
+      this._requests.set(key, request);
+    }
+    return request;
+  }
+
+  /**
+   * The last answer for an axis (possibly of an older data version).
+   * @param {string} [axis]
+   * @returns {AnomaliesPayload | null}
+   */
+  answer(axis = "step") {
+    return this._answers.get(axis) ?? null;
+  }
+
+  /**
+   * A run's findings on the step axis.
+   * @param {string} run
+   * @returns {Finding[]}
+   */
+  forRun(run) {
+    return (this.answer()?.anomalies ?? []).filter((f) => f.run === run);
+  }
+
+  /** @returns {boolean} whether the step-axis answer has arrived */
+  get ready() {
+    return this._answers.has("step");
+  }
+
+  _notify() {
+    for (const listener of [...this._listeners]) {
+      try {
+        listener();
+      } catch (error) {
+        console.warn("tb_multiframework: an anomaly listener failed", error);
+      }
+    }
+  }
+}
+
+/**
+ * "2 anomalies" for a run, with the kinds and steps in its tooltip; null
+ * when the run has none.
+ * @param {Finding[]} findings the run's
+ * @returns {HTMLElement | null}
+ */
+export function anomalyBadge(findings) {
+  if (findings.length === 0) return null;
+  const kinds = [
+    ...new Set(findings.map((f) => KIND_LABELS[f.kind] ?? f.kind)),
+  ];
+  const lines = findings
+    .slice(0, 12)
+    .map((f) => `${KIND_LABELS[f.kind] ?? f.kind} · ${f.tag}: ${f.message}`);
+  if (findings.length > 12) lines.push(`… and ${findings.length - 12} more`);
+  return h("span", {
+    className: "tbmf-anomaly-badge",
+    text: plural(findings.length, "anomaly", "anomalies"),
+    title: `${kinds.join(", ")}\n\n${lines.join("\n")}`,
+    dataset: { kinds: findings.map((f) => f.kind).join(" ") },
+    attrs: { role: "note" },
+  });
+}
+
+/**
+ * The Runs toolbar's "runs with anomalies" toggle.
+ * @param {import("./app.js").ViewContext} ctx
+ * @returns {HTMLButtonElement}
+ */
+export function anomalyFilterButton(ctx) {
+  const on = ctx.state.get(KEY_ANOMALY_FILTER) === "1";
+  const store = anomalyStore(ctx);
+  const count = Object.keys(store.answer()?.counts ?? {}).length;
+  return h("button", {
+    className: `tbmf-chip tbmf-anomaly-filter${on ? " is-on" : ""}`,
+    text: store.ready
+      ? `Runs with anomalies (${count})`
+      : "Runs with anomalies",
+    title: on
+      ? "Show every run again"
+      : "Show only runs where a training-curve failure pattern was found",
+    attrs: { type: "button", "aria-pressed": String(on) },
+    dataset: { action: "anomaly-filter" },
+    on: {
+      click: () => ctx.state.update({ [KEY_ANOMALY_FILTER]: on ? null : "1" }),
+    },
+  });
+}
+
+/**
+ * Whether a run passes the "runs with anomalies" filter.
+ * @param {import("./app.js").ViewContext} ctx
+ * @param {string} run
+ * @returns {boolean}
+ */
+export function passesAnomalyFilter(ctx, run) {
+  if (ctx.state.get(KEY_ANOMALY_FILTER) !== "1") return true;
+  return (anomalyStore(ctx).answer()?.counts?.[run] ?? 0) > 0;
+}
+
+/**
+ * Marks a comparison chart's flagged ranges: a shaded band over the
+ * range and a chip at its top whose hover (or focus) card gives the
+ * message and the usual cause. Lives in the chart's plot overlay; the
+ * chart calls `draw` after every redraw (zoom, resize, new data).
+ */
+export class AnomalyLayer {
+  /**
+   * @param {import("./views/compare/panel.js").ComparisonChart} panel
+   */
+  constructor(panel) {
+    this._panel = panel;
+    this._store = anomalyStore(panel.ctx);
+    /** @type {import("./views/compare/series.js").ScalarsResponse | null} */
+    this._response = null;
+    /** @type {Finding[]} */
+    this._findings = [];
+    /** @type {string | null} */
+    this._axis = null;
+    this._card = h("div", {
+      className: "tbmf-anomaly-card",
+      attrs: { role: "tooltip", hidden: true },
+    });
+    /** @type {HTMLElement | null} */
+    this._host = null;
+    this._unsubscribe = this._store.subscribe(() => this._refresh());
+  }
+
+  destroy() {
+    this._unsubscribe();
+    this._host?.remove();
+    this._card.remove();
+  }
+
+  /**
+   * New data drawn: find the findings of its series on its axis.
+   * @param {import("./views/compare/series.js").ScalarsResponse} response
+   */
+  update(response) {
+    this._response = response;
+    this._axis = response.x;
+    void this._store.load(response.x);
+    this._refresh();
+  }
+
+  _refresh() {
+    const response = this._response;
+    if (!response || !this._axis) return;
+    const answer = this._store.answer(this._axis);
+    const shown = new Set(
+      (response.series ?? [])
+        .filter((s) => !s.excluded)
+        .map((s) => `${s.run}\u0000${s.tag}`),
+    );
+    this._findings = (answer?.anomalies ?? []).filter(
+      (f) => f.x && shown.has(`${f.run}\u0000${f.tag}`),
+    );
+    const element = this._panel.element;
+    element.dataset.anomalies = String(this._findings.length);
+    const u = this._panel.mainChart?.uplot;
+    if (u) this.draw(u);
+  }
+
+  /**
+   * Places the bands over the plot (called from the chart's draw hook).
+   * @param {import("./vendor/uplot/uPlot.esm.js").default} u
+   */
+  draw(u) {
+    const over = /** @type {HTMLElement} */ (u.over);
+    if (!this._host || this._host.parentElement !== over) {
+      this._host?.remove();
+      this._host = h("div", { className: "tbmf-anomaly-layer" });
+      over.appendChild(this._host);
+      (over.closest(".tbmf-chart") ?? over).appendChild(this._card);
+    }
+    const scale = u.scales.x;
+    const width = over.clientWidth;
+    const items = [];
+    for (const finding of this._findings) {
+      const [x0, x1] = /** @type {[number, number]} */ (finding.x);
+      if (scale.min == null || scale.max == null) break;
+      if (x1 < scale.min || x0 > scale.max) continue;
+      let left = u.valToPos(Math.max(x0, scale.min), "x");
+      let right = u.valToPos(Math.min(x1, scale.max), "x");
+      if (right - left < MIN_BAND_PX) {
+        const middle = (left + right) / 2;
+        left = middle - MIN_BAND_PX / 2;
+        right = middle + MIN_BAND_PX / 2;
+      }
+      left = Math.max(0, left);
+      right = Math.min(width, right);
+      items.push(this._band(finding, left, right));
+    }
+    setChildren(this._host, items);
+  }
+
+  /**
+   * @param {Finding} finding
+   * @param {number} left CSS pixels in the plot
+   * @param {number} right
+   * @returns {HTMLElement}
+   */
+  _band(finding, left, right) {
+    const color = runColor(this._panel.ctx.catalog, finding.run);
+    const label = KIND_LABELS[finding.kind] ?? finding.kind;
+    const chip = h("button", {
+      className: "tbmf-anomaly-chip",
+      text: "!",
+      title: "",
+      attrs: {
+        type: "button",
+        "aria-label": `${label} in ${finding.run} · ${finding.tag}: ${finding.message}`,
+      },
+      style: { "--run": color },
+      on: {
+        mouseenter: () => this._showCard(finding, chip),
+        focus: () => this._showCard(finding, chip),
+        mouseleave: () => this._hideCard(),
+        blur: () => this._hideCard(),
+      },
+    });
+    return h(
+      "div",
+      {
+        className: "tbmf-anomaly-band",
+        dataset: {
+          kind: finding.kind,
+          run: finding.run,
+          tag: finding.tag,
+          step: String(finding.step),
+          endStep: String(finding.endStep),
+        },
+        style: {
+          left: `${left}px`,
+          width: `${Math.max(1, right - left)}px`,
+          "--run": color,
+          "--strength": String(0.35 + 0.65 * (finding.severity ?? 0.5)),
+        },
+      },
+      chip,
+    );
+  }
+
+  /**
+   * @param {Finding} finding
+   * @param {HTMLElement} chip
+   */
+  _showCard(finding, chip) {
+    const label = KIND_LABELS[finding.kind] ?? finding.kind;
+    const steps =
+      finding.step === finding.endStep
+        ? `step ${formatValue(finding.step)}`
+        : `steps ${formatValue(finding.step)}–${formatValue(finding.endStep)}`;
+    setChildren(
+      this._card,
+      h(
+        "div",
+        { className: "tbmf-anomaly-card__head" },
+        h("span", { className: "tbmf-anomaly-card__kind", text: label }),
+        h("span", { className: "tbmf-muted", text: steps }),
+      ),
+      h("div", {
+        className: "tbmf-anomaly-card__series",
+        text: `${finding.run} · ${finding.tag}`,
+      }),
+      h("div", {
+        className: "tbmf-anomaly-card__message",
+        text: finding.message,
+      }),
+      h("div", {
+        className: "tbmf-anomaly-card__cause",
+        text: `Usual cause: ${finding.cause}`,
+      }),
+    );
+    this._card.hidden = false;
+    const parent = /** @type {HTMLElement} */ (this._card.parentElement);
+    const box = parent.getBoundingClientRect();
+    const at = chip.getBoundingClientRect();
+    const cardWidth = this._card.offsetWidth;
+    let left = at.left - box.left + at.width / 2 - cardWidth / 2;
+    left = Math.max(0, Math.min(left, box.width - cardWidth));
+    this._card.style.transform = `translate(${Math.round(left)}px, ${Math.round(
+      at.bottom - box.top + 6,
+    )}px)`;
+  }
+
+  _hideCard() {
+    this._card.hidden = true;
+  }
+}

@@ -1,0 +1,537 @@
+"""`GET anomalies`: the findings of core/anomalies for the runs of a logdir.
+
+`Api.anomalies` (api.py) answers the route through `AnomalyFinder.payload`,
+which the command line can call as well (no HTTP involved). What is looked
+at, per run and scalar tag:
+
+- the series itself (`detect_series`), with the run's learning rate, which
+  explains cliffs, steps and plateaus;
+- a validation series with the training series of the same quantity in
+  the same run group (`loss/val` with `loss/train`, from the metric index):
+  overfitting and drift;
+- the same tag in the sibling rank directories of a distributed run
+  (`rank_0`, `rank_1`, ...): rank_desync.
+
+Results are kept per series (and per pair and group) with the versions of
+the runs they were computed from, so a live run recomputes only its own
+series and an unchanged logdir answers from memory.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+import threading
+from collections.abc import Callable, Hashable, Iterable, Mapping
+from typing import Any, Protocol
+
+import numpy as np
+
+from tb_multiframework.core import anomalies as core
+from tb_multiframework.core.aggregation import series_aggregation, split_of
+from tb_multiframework.core.anomalies import Anomaly
+from tb_multiframework.core.axes import EpochMap, axis_values
+from tb_multiframework.core.direction import (
+    is_counter,
+    is_learning_rate,
+    metric_direction,
+)
+from tb_multiframework.core.groups import rank_of
+from tb_multiframework.core.metrics import MetricEntry, canonical_metric
+from tb_multiframework.core.types import AliasRule, Excluded, RunInfo
+from tb_multiframework.store import RunSummary, ScalarSeries, Store
+
+MAX_ANOMALIES = 5000  # findings in one answer; more are counted, not listed
+# A series that is a running mean since its epoch began (Keras' batch_*
+# metrics, Paddle hapi's train metrics other than the loss) jumps at every
+# epoch start by design: not a spike, a plateau or an oscillation.
+_RUNNING_MEAN_SKIPS = frozenset({"spike", "oscillation", "plateau"})
+
+
+class NotFoundError(LookupError):
+    """An unknown run, tag or metric."""
+
+
+@dataclasses.dataclass(frozen=True)
+class AnomalyQuery:
+    """Parsed arguments of `GET anomalies`.
+
+    Attributes:
+        runs: runs to report (empty: every run).
+        tag: a raw scalar tag, or None.
+        metric: a metric key (`loss/train@batch`), or None.
+        kinds: kinds to report (None: all).
+        x: the axis of each finding's `x` range.
+    """
+
+    runs: tuple[str, ...] = ()
+    tag: str | None = None
+    metric: str | None = None
+    kinds: frozenset[str] | None = None
+    x: str = "step"
+
+
+class RunsView(Protocol):
+    """What the finder reads of the API's per-version context."""
+
+    @property
+    def summaries(self) -> Mapping[str, RunSummary]: ...
+
+    @property
+    def infos(self) -> Mapping[str, RunInfo]: ...
+
+    @property
+    def epoch_maps(self) -> Mapping[str, EpochMap | Excluded]: ...
+
+    @property
+    def aliases(self) -> tuple[AliasRule, ...]: ...
+
+    @property
+    def metrics(self) -> Mapping[str, MetricEntry]: ...
+
+
+def rank_groups(runs: Iterable[str]) -> dict[str, list[str]]:
+    """Distributed runs: sibling directories named rank_N, rank-N,
+    worker_N or local_rank_N, by their parent, ranks in numeric order.
+
+    Only parents with two or more such children form a group: the same
+    rule as the runs table's DDP groups (`core.groups.rank_of`), kept to
+    ranks only (seed repeats are not ranks).
+    """
+    by_parent: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
+    for run in runs:
+        parent, _, base = run.rstrip("/").rpartition("/")
+        rank = rank_of(base)
+        if rank is not None:
+            by_parent[parent].append((rank, run))
+    return {
+        parent or ".": [run for _, run in sorted(members)]
+        for parent, members in by_parent.items()
+        if len(members) >= 2
+    }
+
+
+class AnomalyFinder:
+    """Runs the detectors over a store's series and keeps what they found.
+
+    Args:
+        store: the series store.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        self._lock = threading.Lock()
+        self._cache: dict[Hashable, tuple[Hashable, Any]] = {}
+
+    # The answer.
+
+    def payload(self, view: RunsView, query: AnomalyQuery) -> dict[str, Any]:
+        """The `GET anomalies` answer for a query.
+
+        Raises:
+            NotFoundError: an unknown run, tag or metric.
+            ValueError: an unknown kind or axis.
+        """
+        wanted = core.parse_kinds(query.kinds)
+        self.forget_missing(view.summaries)
+        targets = self._targets(view, query)
+        findings = self._findings(view, targets)
+        entries: list[tuple[str, str, Anomaly]] = []
+        counts: dict[str, int] = {run: 0 for run, _ in targets}
+        for run, tag in targets:
+            for anomaly in findings.get((run, tag), ()):
+                if anomaly.kind not in wanted:
+                    continue
+                counts[run] += 1
+                if len(entries) < MAX_ANOMALIES:
+                    entries.append((run, tag, anomaly))
+        total = sum(counts.values())
+        return {
+            "x": query.x,
+            "anomalies": [
+                self._entry(view, run, tag, anomaly, query.x)
+                for run, tag, anomaly in entries
+            ],
+            "counts": {run: n for run, n in sorted(counts.items()) if n},
+            "total": total,
+            "truncated": total > len(entries),
+            "series": len(targets),
+        }
+
+    def _targets(
+        self, view: RunsView, query: AnomalyQuery
+    ) -> list[tuple[str, str]]:
+        for run in query.runs:
+            if run not in view.summaries:
+                raise NotFoundError(f"unknown run {run!r}")
+        runs = list(query.runs) or sorted(view.summaries)
+        if query.metric is not None:
+            entry = view.metrics.get(query.metric)
+            if entry is None:
+                raise NotFoundError(f"unknown metric {query.metric!r}")
+            chosen = set(runs)
+            return sorted(
+                (m.run, m.tag) for m in entry.members if m.run in chosen
+            )
+        if query.tag is not None:
+            found = [
+                (run, query.tag)
+                for run in runs
+                if query.tag in view.summaries[run].scalar_tags
+            ]
+            if not found:
+                raise NotFoundError(
+                    f"no {'selected ' if query.runs else ''}run has scalar "
+                    f"tag {query.tag!r}"
+                )
+            return found
+        return [
+            (run, tag)
+            for run in runs
+            for tag in view.summaries[run].scalar_tags
+        ]
+
+    def _entry(
+        self,
+        view: RunsView,
+        run: str,
+        tag: str,
+        anomaly: Anomaly,
+        axis: str,
+    ) -> dict[str, Any]:
+        x = self._range_on(view, run, tag, axis, anomaly)
+        metric = canonical_metric(view.infos[run], tag, aliases=view.aliases)
+        return {
+            "run": run,
+            "tag": tag,
+            "metric": None if metric is None else metric.name,
+            "kind": anomaly.kind,
+            "step": anomaly.start_step,
+            "endStep": anomaly.end_step,
+            "x": x,
+            "severity": anomaly.severity,
+            "message": anomaly.message,
+            "cause": core.USUAL_CAUSES[anomaly.kind],
+            "evidence": anomaly.evidence,
+        }
+
+    # Finding, with the results kept per series, pair and group.
+
+    def _findings(
+        self, view: RunsView, targets: list[tuple[str, str]]
+    ) -> dict[tuple[str, str], list[Anomaly]]:
+        found: dict[tuple[str, str], list[Anomaly]] = collections.defaultdict(
+            list
+        )
+        wanted_runs = {run for run, _ in targets}
+        lr_sources = self._lr_sources(view)
+        for run, tag in targets:
+            lr_source = None if is_learning_rate(tag) else lr_sources[run]
+            found[(run, tag)].extend(self._series(view, run, tag, lr_source))
+        for train, val in self._pairs(view):
+            if train[0] not in wanted_runs and val[0] not in wanted_runs:
+                continue
+            on_train, on_val = self._pair(view, train, val)
+            found[train].extend(on_train)
+            found[val].extend(on_val)
+        for members, tag in self._groups(view):
+            if not wanted_runs.intersection(members):
+                continue
+            for run, items in zip(members, self._group(view, members, tag)):
+                found[(run, tag)].extend(items)
+        asked = set(targets)
+        return {
+            key: core.resolve(items)
+            for key, items in found.items()
+            if key in asked
+        }
+
+    def _remember(
+        self, key: Hashable, version: Hashable, compute: Callable[[], Any]
+    ) -> Any:
+        with self._lock:
+            cached = self._cache.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        value = compute()
+        with self._lock:
+            self._cache[key] = (version, value)
+        return value
+
+    def forget_missing(self, runs: Iterable[str]) -> None:
+        """Drops what was kept for runs that no longer exist."""
+        alive = set(runs)
+        with self._lock:
+            for key in [k for k in self._cache if not _runs_of(k) <= alive]:
+                del self._cache[key]
+
+    def _series(
+        self,
+        view: RunsView,
+        run: str,
+        tag: str,
+        lr_source: tuple[str, str] | None,
+    ) -> list[Anomaly]:
+        info = view.infos[run]
+        metric = canonical_metric(info, tag, aliases=view.aliases)
+        name = tag if metric is None else metric.name
+        if metric is None and tag.startswith(("custom_scalars", "_hparams_")):
+            return []
+        kinds: set[str] = set(core.SERIES_KINDS)
+        if is_counter(name) or is_learning_rate(name):
+            kinds = {"nonfinite"}  # a schedule or a counter is not trained
+        elif _running_mean(info, tag, metric):
+            kinds -= _RUNNING_MEAN_SKIPS
+        version = (
+            view.summaries[run].version,
+            None if lr_source is None else view.summaries[lr_source[0]].version,
+            name,
+            frozenset(kinds),
+        )
+
+        def compute() -> list[Anomaly]:
+            series = self._store.scalars(run, tag)
+            lr = None
+            if lr_source is not None:
+                lr = self._lr_steps(view, run, tag, series, lr_source)
+            return core.detect_series(
+                series.steps,
+                series.values,
+                direction=metric_direction(name),
+                validation=name.endswith(("/val", "/test")),
+                lr=lr,
+                kinds=kinds,
+            )
+
+        return list(self._remember(("series", run, tag), version, compute))
+
+    @staticmethod
+    def _lr_sources(view: RunsView) -> dict[str, tuple[str, str] | None]:
+        """Per run, its learning-rate tag: its own, else one from its group
+        (Keras logs it in `train`, not `validation`)."""
+        own: dict[str, str] = {}
+        for run, summary in view.summaries.items():
+            tags = [t for t in summary.scalar_tags if is_learning_rate(t)]
+            if tags:
+                own[run] = max(tags, key=lambda t: (len(t) < 40, t))
+        by_group: dict[str, list[str]] = collections.defaultdict(list)
+        for run in sorted(own):
+            by_group[view.infos[run].group].append(run)
+        sources: dict[str, tuple[str, str] | None] = {}
+        for run, info in view.infos.items():
+            if run in own:
+                sources[run] = (run, own[run])
+            elif by_group.get(info.group):
+                other = by_group[info.group][0]
+                sources[run] = (other, own[other])
+            else:
+                sources[run] = None
+        return sources
+
+    def _lr_steps(
+        self,
+        view: RunsView,
+        run: str,
+        tag: str,
+        series: ScalarSeries,
+        source: tuple[str, str],
+    ) -> tuple[np.ndarray, np.ndarray] | None:
+        """The learning rate, at steps of the series' own step counter.
+
+        Where both sit on the epoch axis (Keras logs its rate per epoch and
+        its losses per batch), the rate's epochs are turned into the
+        series' steps; otherwise its steps are used as they are.
+        """
+        lr = self._store.scalars(*source)
+        mine = self._epochs(view, run, tag, series)
+        theirs = self._epochs(view, source[0], source[1], lr)
+        if mine is None or theirs is None or len(series) < 2:
+            return np.asarray(lr.steps), np.asarray(lr.values)
+        order = np.argsort(mine, kind="stable")
+        steps = np.interp(
+            theirs, mine[order], np.asarray(series.steps, float)[order]
+        )
+        return np.round(steps).astype(np.int64), np.asarray(lr.values)
+
+    @staticmethod
+    def _epochs(
+        view: RunsView, run: str, tag: str, series: ScalarSeries
+    ) -> np.ndarray | None:
+        emap = view.epoch_maps.get(run)
+        if not isinstance(emap, EpochMap):
+            return None
+        found = emap.epochs(tag, np.asarray(series.steps))
+        return None if isinstance(found, Excluded) else found
+
+    def _pairs(
+        self, view: RunsView
+    ) -> list[tuple[tuple[str, str], tuple[str, str]]]:
+        """(train, val) series of one quantity in one run group."""
+        members: dict[str, dict[str, set[tuple[str, str, str | None]]]] = (
+            collections.defaultdict(lambda: collections.defaultdict(set))
+        )
+        for entry in view.metrics.values():
+            quantity, _, split = entry.name.rpartition("/")
+            if split not in ("train", "val") or not quantity:
+                continue
+            for m in entry.members:
+                members[quantity][split].add((m.run, m.tag, m.level))
+        pairs = []
+        for splits in members.values():
+            for val_run, val_tag, val_level in sorted(splits["val"], key=str):
+                group = view.infos[val_run].group
+                partners = [
+                    (run, tag, level)
+                    for run, tag, level in splits["train"]
+                    if view.infos[run].group == group
+                ]
+                if not partners:
+                    continue
+                # Same level first, then a level the naming does not say,
+                # then the longest series.
+                best = min(
+                    partners,
+                    key=lambda m: (
+                        m[2] != val_level,
+                        m[2] is not None,
+                        -view.summaries[m[0]].num_points,
+                        m[0],
+                        m[1],
+                    ),
+                )
+                pairs.append(((best[0], best[1]), (val_run, val_tag)))
+        return pairs
+
+    def _pair(
+        self,
+        view: RunsView,
+        train: tuple[str, str],
+        val: tuple[str, str],
+    ) -> tuple[list[Anomaly], list[Anomaly]]:
+        version = (
+            view.summaries[train[0]].version,
+            view.summaries[val[0]].version,
+        )
+
+        def compute() -> tuple[list[Anomaly], list[Anomaly]]:
+            a = self._store.scalars(*train)
+            b = self._store.scalars(*val)
+            xa = self._epochs(view, train[0], train[1], a)
+            xb = self._epochs(view, val[0], val[1], b)
+            axis = "epoch" if xa is not None and xb is not None else "step"
+            name = canonical_metric(
+                view.infos[val[0]], val[1], aliases=view.aliases
+            )
+            return core.detect_pair(
+                (a.steps, a.values),
+                (b.steps, b.values),
+                direction=None if name is None else metric_direction(name.name),
+                train_x=xa if axis == "epoch" else None,
+                val_x=xb if axis == "epoch" else None,
+                axis=axis,
+            )
+
+        return self._remember(("pair", train, val), version, compute)
+
+    def _groups(self, view: RunsView) -> list[tuple[list[str], str]]:
+        """(ranks, tag) for every tag two or more ranks of a group log."""
+        out = []
+        for members in rank_groups(view.summaries).values():
+            tags: collections.Counter[str] = collections.Counter(
+                tag
+                for run in members
+                for tag in view.summaries[run].scalar_tags
+            )
+            for tag, count in sorted(tags.items()):
+                if count < 2 or is_counter(tag) or is_learning_rate(tag):
+                    continue
+                having = [
+                    run
+                    for run in members
+                    if tag in view.summaries[run].scalar_tags
+                ]
+                out.append((having, tag))
+        return out
+
+    def _group(
+        self, view: RunsView, members: list[str], tag: str
+    ) -> list[list[Anomaly]]:
+        version = tuple(view.summaries[run].version for run in members)
+
+        def compute() -> list[list[Anomaly]]:
+            series = [self._store.scalars(run, tag) for run in members]
+            name = canonical_metric(
+                view.infos[members[0]], tag, aliases=view.aliases
+            )
+            return core.detect_group(
+                [(s.steps, s.values) for s in series],
+                names=[run.rpartition("/")[2] for run in members],
+                direction=None if name is None else metric_direction(name.name),
+            )
+
+        return self._remember(("group", tuple(members), tag), version, compute)
+
+    def _range_on(
+        self,
+        view: RunsView,
+        run: str,
+        tag: str,
+        axis: str,
+        anomaly: Anomaly,
+    ) -> list[float] | None:
+        """A finding's first and last point on an axis (None when the
+        series has no place on it). Only those two points are placed:
+        whole-series positions for every axis would cost memory."""
+        summary = view.summaries[run]
+        series = self._store.scalars(run, tag)
+        steps = np.asarray(series.steps)
+        if len(steps) > 1 and np.any(steps[1:] < steps[:-1]):
+            order = np.argsort(steps, kind="stable")
+            picked = order[[anomaly.start, anomaly.end]]
+        else:
+            picked = np.array([anomaly.start, anomaly.end])
+        two = ScalarSeries(
+            steps=steps[picked],
+            wall_times=np.asarray(series.wall_times)[picked],
+            values=np.asarray(series.values)[picked],
+        )
+        found = axis_values(
+            axis,
+            two,
+            tag=tag,
+            epoch_map=view.epoch_maps[run],
+            run_start_time=summary.start_time,
+            run_last_step=summary.last_step,
+        )
+        if isinstance(found, Excluded):
+            return None
+        return [float(found[0]), float(found[1])]
+
+
+def _running_mean(info: RunInfo, tag: str, metric: Any) -> bool:
+    """Whether a series is a running mean since its epoch began.
+
+    Such a series jumps at every epoch start by design (the mean restarts),
+    so spikes, plateaus and oscillations in it say nothing.
+    """
+    found = series_aggregation(
+        info,
+        tag,
+        level=None if metric is None else metric.level,
+        split=split_of(None if metric is None else metric.name),
+    )
+    return found.kind == "running_mean"
+
+
+def _runs_of(key: Hashable) -> set[str]:
+    """The runs a cache key depends on."""
+    if not isinstance(key, tuple) or not key:
+        return set()
+    kind = key[0]
+    if kind == "series":
+        return {key[1]}
+    if kind == "pair":
+        return {key[1][0], key[2][0]}
+    if kind == "group":
+        return set(key[1])
+    return set()
