@@ -264,26 +264,12 @@ class ProviderSource(PeriodicReload):
     def _read_runs(
         self, runs: list[str], listings: Mapping[str, _Listing]
     ) -> int:
-        """Reads `runs` whole and swaps each into the store."""
-        wanted = RunTagFilter(runs=runs)
-        scalars = self._call(
-            "read_scalars",
-            plugin_name=_SCALARS,
-            downsample=_ALL_POINTS,
-            run_tag_filter=wanted,
-        )
-        hists = self._call(
-            "read_tensors",
-            plugin_name=_HISTOGRAMS,
-            downsample=_ALL_POINTS,
-            run_tag_filter=wanted,
-        )
-        layouts = self._call(
-            "read_tensors",
-            plugin_name=_CUSTOM_SCALARS,
-            downsample=_ALL_POINTS,
-            run_tag_filter=wanted,
-        )
+        """Reads `runs` whole, one at a time, and swaps each into the store.
+
+        One run a request keeps each answer under a gRPC message limit
+        (TensorBoard's is 256 MiB); a run too large for it is read one tag
+        at a time.
+        """
         points = 0
         for run in runs:
             listing = listings[run]
@@ -291,11 +277,16 @@ class ProviderSource(PeriodicReload):
             scratch = Store()
             # Final metadata (sub-runs need every run) is set after reading.
             scratch.set_meta(RunMeta(run, run, "unknown", "", "tfevents"))
-            points += self._add_scalars(
-                scratch, run, scalars.get(run, {}), read
+            scalars = self._read("read_scalars", _SCALARS, run, listing.scalars)
+            points += self._add_scalars(scratch, run, scalars, read)
+            hists = self._read(
+                "read_tensors", _HISTOGRAMS, run, listing.histograms
             )
-            self._add_histograms(scratch, run, hists.get(run, {}), read)
-            _add_layouts(scratch, run, layouts.get(run, {}))
+            self._add_histograms(scratch, run, hists, read)
+            layouts = self._read(
+                "read_tensors", _CUSTOM_SCALARS, run, listing.layouts
+            )
+            _add_layouts(scratch, run, layouts)
             self._runs[run] = read
             if self._store.has_run(run):
                 scratch.set_meta(self._store.meta(run))
@@ -303,6 +294,34 @@ class ProviderSource(PeriodicReload):
                 scratch.set_meta(self._meta(run, read, store=scratch))
             self._store.replace_run(scratch, run)
         return points
+
+    def _read(
+        self, method: str, plugin: str, run: str, tags: Mapping[str, Any]
+    ) -> dict[str, list[Any]]:
+        """Every kept point of a run's series of one plugin, by tag."""
+        if not tags:
+            return {}
+        try:
+            found = self._call(
+                method,
+                plugin_name=plugin,
+                downsample=_ALL_POINTS,
+                run_tag_filter=RunTagFilter(runs=[run]),
+            )
+            return dict(found.get(run, {}))
+        except Exception as error:  # noqa: BLE001 - gRPC's or the provider's
+            if not _too_large(error) or len(tags) == 1:
+                raise
+        out: dict[str, list[Any]] = {}
+        for tag in tags:
+            found = self._call(
+                method,
+                plugin_name=plugin,
+                downsample=_ALL_POINTS,
+                run_tag_filter=RunTagFilter(runs=[run], tags=[tag]),
+            )
+            out.update(found.get(run, {}))
+        return out
 
     def _add_scalars(
         self,
@@ -511,6 +530,13 @@ def _note_hparams(listing: _Listing, tags: Mapping[str, Any]) -> None:
             continue
         if found is not None:
             listing.hparams.append(found)
+
+
+def _too_large(error: Exception) -> bool:
+    """Whether a provider call failed for the size of its answer."""
+    code = getattr(error, "code", None)
+    name = getattr(code(), "name", "") if callable(code) else ""
+    return name == "RESOURCE_EXHAUSTED"
 
 
 def _count(n: int, one: str, many: str) -> str:

@@ -333,3 +333,70 @@ def test_tab_renders_with_the_provider_source(
         assert line["x"] == series["x"]
         assert line["y"] == [float(v) for v in series["y"]]
     save_screenshot(tb_page, "provider_compare.png")
+
+
+def test_a_run_too_large_for_one_answer_is_read_tag_by_tag(
+    tmp_path: Path,
+) -> None:
+    """A real gRPC channel whose message limit one run's answer exceeds
+    (TensorBoard's own limit is 256 MiB; here 128 KiB): the source falls
+    back to one request a tag and still reads every point."""
+    import argparse
+
+    import grpc
+    from tensorboard.data import grpc_provider
+
+    from tb_multiframework.config import Config
+    from tb_multiframework.sources.provider import ProviderSource
+    from tb_multiframework.store import Store
+
+    logdir = tmp_path / "logs"
+    events = [file_version_event()]
+    tags = ("a", "b", "c", "d")
+    events += [
+        scalar_event(tag, step, 1.7e9 + step, step / 3)
+        for step in range(3000)
+        for tag in tags
+    ]
+    write(str(logdir / "big" / TORCH_NAME), record_bytes(events))
+    data = start_data_server(str(logdir), tmp_path)
+    try:
+        channel = grpc.insecure_channel(
+            data.address,
+            options=[("grpc.max_receive_message_length", 128 * 1024)],
+        )
+        provider = grpc_provider.GrpcDataProvider(
+            data.address, grpc_provider.make_stub(channel)
+        )
+        store = Store()
+        source = ProviderSource(
+            provider,
+            store,
+            config=Config,
+            logdir="",
+            flags=argparse.Namespace(grpc_data_provider=data.address),
+        )
+        # The data server loads in the background: wait for every point.
+        _wait_for(
+            lambda: source.reload()
+            and store.has_run("big")
+            and store.summary("big").num_points == 12000,
+            "every point of the big run",
+        )
+        for tag in tags:
+            series = store.scalars("big", tag)
+            np.testing.assert_array_equal(series.steps, np.arange(3000))
+            np.testing.assert_array_equal(
+                series.values, np.float32(np.arange(3000) / 3)
+            )
+        # The limit is real: the whole run in one answer fails.
+        with pytest.raises(grpc.RpcError) as raised:
+            provider.read_scalars(
+                None,
+                experiment_id="",
+                plugin_name="scalars",
+                downsample=10**9,
+            )
+        assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    finally:
+        data.stop()
