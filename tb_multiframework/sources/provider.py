@@ -27,19 +27,21 @@ import time
 from typing import Any, Callable, Iterator, Mapping
 
 import numpy as np
-from google.protobuf import json_format
-from google.protobuf.message import DecodeError
 from tensorboard.context import RequestContext
 from tensorboard.data.provider import RunTagFilter
-from tensorboard.plugins.custom_scalar import layout_pb2
 
 from tb_multiframework.config import Config
 from tb_multiframework.core.hparams import HParamSource
-from tb_multiframework.ingest import histograms, hparams
+from tb_multiframework.ingest import hparams
 from tb_multiframework.ingest.loader import Loader, ReloadStats
 from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.ingest.run_meta import describe_run
 from tb_multiframework.sources import SourceStatus, logdir_readable
+from tb_multiframework.sources.provider_convert import (
+    add_layouts,
+    converted_legacy,
+    normalise,
+)
 from tb_multiframework.sources.provider_detect import (
     ProviderEvidence,
     detect_provider_run,
@@ -286,7 +288,7 @@ class ProviderSource(PeriodicReload):
             layouts = self._read(
                 "read_tensors", _CUSTOM_SCALARS, run, listing.layouts
             )
-            _add_layouts(scratch, run, layouts)
+            add_layouts(scratch, run, layouts)
             self._runs[run] = read
             if self._store.has_run(run):
                 scratch.set_meta(self._store.meta(run))
@@ -357,9 +359,9 @@ class ProviderSource(PeriodicReload):
             kept, edges, counts = [], [], []
             for datum in data:
                 triples = np.asarray(datum.numpy, dtype=np.float64)
-                legacy = named_legacy or _converted_legacy(triples)
+                legacy = named_legacy or converted_legacy(triples)
                 try:
-                    edge, count = _normalise(triples, legacy=legacy)
+                    edge, count = normalise(triples, legacy=legacy)
                 except ValueError as error:
                     read.problems.append(f"{tag} at step {datum.step}: {error}")
                     continue
@@ -541,58 +543,6 @@ def _too_large(error: Exception) -> bool:
 
 def _count(n: int, one: str, many: str) -> str:
     return f"{n} {one if n == 1 else many}"
-
-
-def _converted_legacy(triples: np.ndarray) -> bool:
-    """Whether a (k, 3) histogram is the Rust server's HistogramProto form.
-
-    Its first bucket runs from the data's min to the proto's first limit;
-    PyTorch and tensorboardX always log an empty bucket left of the data,
-    so that bucket is empty and ends where (or before) it starts.
-    """
-    if triples.ndim != 2 or triples.shape[1] != 3 or len(triples) < 2:
-        return False
-    left, right, count = triples[0]
-    return bool(count == 0 and right <= left)
-
-
-def _normalise(
-    triples: np.ndarray, *, legacy: bool
-) -> tuple[np.ndarray, np.ndarray]:
-    """Edges and counts exactly as the files source makes them.
-
-    A converted `HistogramProto` holds [min, l0], [l0, l1], ..., [l, max]:
-    its min, max and limits go back through the legacy rules; a TF2 tensor
-    through the tensor rules.
-    """
-    if legacy and triples.ndim == 2 and triples.shape[1] == 3 and len(triples):
-        return histograms.from_bucket_limits(
-            triples[0, 0],
-            triples[-1, 1],
-            triples[:, 1].tolist(),
-            triples[:, 2].tolist(),
-        )
-    return histograms.from_bucket_triples(triples)
-
-
-def _add_layouts(
-    scratch: Store, run: str, series: Mapping[str, list[Any]]
-) -> None:
-    for data in series.values():
-        for datum in data:
-            for raw in np.asarray(datum.numpy, dtype=object).reshape(-1):
-                try:
-                    layout = layout_pb2.Layout.FromString(bytes(raw))
-                except (DecodeError, TypeError) as error:
-                    logger.warning("%s: undecodable layout: %s", run, error)
-                    continue
-                scratch.add_layout(
-                    run,
-                    int(datum.step),
-                    json_format.MessageToDict(
-                        layout, preserving_proto_field_name=True
-                    ),
-                )
 
 
 def _sample_limits(flags: Any, *, remote: bool) -> dict[str, tuple[int, ...]]:

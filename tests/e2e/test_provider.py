@@ -282,6 +282,7 @@ def test_sampling_and_unreachable_visualdl_are_said(
             assert notice in banners
         save_screenshot(tb_page, "provider_notices.png")
     finally:
+        tb_page.page.goto("about:blank")  # no request in flight at the stop
         if provider is not None:
             provider.stop()
         data.stop()

@@ -223,4 +223,5 @@ def test_s3_logdir_lists_every_run_and_shows_a_grown_object(
         assert cell.text_content() == f"{points_after:,}"
         save_screenshot(tb_page, "s3_runs_grown.png")
     finally:
+        tb_page.page.goto("about:blank")  # no request in flight at the stop
         server.stop()

@@ -21,7 +21,10 @@ from tensorboard.util import tensor_util
 
 from tb_multiframework.ingest import histograms
 from tb_multiframework.sources import choose_source, logdir_readable
-from tb_multiframework.sources.provider import _converted_legacy, _normalise
+from tb_multiframework.sources.provider_convert import (
+    converted_legacy as _converted_legacy,
+)
+from tb_multiframework.sources.provider_convert import normalise as _normalise
 from tb_multiframework.sources.provider_detect import (
     ProviderEvidence,
     detect_provider_run,
