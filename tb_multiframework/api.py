@@ -10,9 +10,11 @@ cached by their arguments and that same version.
 
 from __future__ import annotations
 
+import base64
 import collections
 import csv
 import dataclasses
+import functools
 import gzip
 import io
 import json
@@ -36,6 +38,7 @@ from tb_multiframework.core.compare import (
     EXPORT_COLUMNS,
     MAX_SELECTIONS,
     Selection,
+    check_arguments,
     compare_scalars,
     export_rows,
 )
@@ -53,6 +56,7 @@ from tb_multiframework.core.types import (
     RunInfo,
 )
 from tb_multiframework.layout_store import LayoutStore
+from tb_multiframework.placed_cache import PlacedCache
 from tb_multiframework.scalar_views import (
     aggregation_of,
     all_attempt_rows,
@@ -67,6 +71,7 @@ from tb_multiframework.sources import Source
 from tb_multiframework.store import HistogramSeries, RunSummary, Store
 
 _CACHE_ENTRIES = 64  # answers kept per data version
+SCALAR_ENCODINGS = ("json", "b64")  # `encoding` of the scalars route
 MAX_EXPORT_ROWS = 5_000_000  # rows in one CSV/JSON export
 
 
@@ -106,10 +111,13 @@ class Encoded:
     """An answer already serialised, kept in the cache as text and gzip.
 
     A repeated request then costs no JSON encoding and no compression.
+    `compress=False` marks an answer gzip barely shrinks (base64 of
+    floats: it mostly wins back base64's own third), sent as is.
     """
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, *, compress: bool = True) -> None:
         self.data = text.encode("utf-8")
+        self.compress = compress
         self._gzipped: bytes | None = None
 
     def gzipped(self) -> bytes:
@@ -187,6 +195,8 @@ class Api:
             collections.OrderedDict()
         )
         self._anomalies = AnomalyFinder(store)
+        # Placed and smoothed series, kept across data versions.
+        self._placed = PlacedCache()
 
     # Derived state.
 
@@ -335,13 +345,19 @@ class Api:
             )
         return inputs
 
-    def _cached(self, key: Hashable, compute: Callable[[], Any]) -> Encoded:
+    def _cached(
+        self,
+        key: Hashable,
+        compute: Callable[[], Any],
+        *,
+        compress: bool = True,
+    ) -> Encoded:
         self._context()  # clears the cache when the data changed
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        value = Encoded(encode_json(compute()))
+        value = Encoded(encode_json(compute()), compress=compress)
         with self._lock:
             self._cache[key] = value
             while len(self._cache) > _CACHE_ENTRIES:
@@ -433,7 +449,11 @@ class Api:
 
     def scalars(self, query: ScalarQuery) -> Encoded:
         """`GET scalars`: aligned, smoothed, downsampled series and diffs."""
-        return self._cached(("scalars", query), lambda: self._scalars(query))
+        return self._cached(
+            ("scalars", query),
+            lambda: self._scalars(query),
+            compress=query.encoding != "b64",
+        )
 
     def _scalars(self, query: ScalarQuery) -> dict[str, Any]:
         selections, missing = self._selections(query)
@@ -451,15 +471,31 @@ class Api:
             else []
         )
         selections, notes = self._batch_view(ctx, selections, query)
+        arguments: dict[str, Any] = {
+            "axis": query.x,
+            "smoothing": query.smoothing,
+            "smoothing_mode": query.smoothing_mode,
+            "points": query.points,
+            "diff_mode": query.diff_mode,
+            "x_range": query.x_range,
+        }
+        check_arguments(selections, **arguments)
+        shown = selections if query.include_series else []
+        placed = [
+            self._placed.place(
+                sel,
+                query.x,
+                query.smoothing,
+                query.smoothing_mode,
+                variant=query.batch_values,
+            )
+            for sel in shown
+        ]
         comparison = compare_scalars(
-            selections if query.include_series else [],
-            axis=query.x,
-            smoothing=query.smoothing,
-            smoothing_mode=query.smoothing_mode,
-            points=query.points,
+            shown,
             baseline=baseline if query.include_series else None,
-            diff_mode=query.diff_mode,
-            x_range=query.x_range,
+            placed=placed,
+            **arguments,
         )
         payload = comparison.to_json()
         if query.include_series:
@@ -478,6 +514,11 @@ class Api:
             payload.update(self._aggregates(query, selections))
             if not query.include_series:
                 payload["series"] = []
+        if query.encoding == "b64":
+            for key in ("series", "diffs", "aggregates", "groupDiffs"):
+                for entry in payload.get(key, ()):
+                    pack_arrays(entry)
+        payload["encoding"] = query.encoding
         payload["missing"] = missing
         payload["dataVersion"] = self._store.version
         payload["epochSources"] = {
@@ -559,6 +600,9 @@ class Api:
             smoothing_mode=query.smoothing_mode,
             points=query.points,
             x_range=query.x_range,
+            place=functools.partial(
+                self._placed.place, variant=query.batch_values
+            ),
         )
 
     def config_diff(self, runs: tuple[str, ...]) -> dict[str, Any]:
@@ -971,6 +1015,7 @@ class ScalarQuery:
     x_range: tuple[float, float] | None = None
     attempts: str = "current"  # "all": superseded points too
     batch_values: str = "logged"  # | "per_batch" | "running_mean"
+    encoding: str = "json"  # how arrays travel: one of SCALAR_ENCODINGS
     group_by: str = "group"
     aggregate: str = "none"
     band: str = "none"
@@ -1052,3 +1097,78 @@ def _tag_info_json(info: pairing.HistTagInfo) -> dict[str, Any]:
         "elementCount": info.element_count,
         "order": info.order,
     }
+
+
+# Compact arrays of the scalars answer (`encoding=b64`, docs/api.md).
+
+# Numeric arrays of a Series, Diff, Aggregate or GroupDiff, in packing order.
+_PACKED_FIELDS = (
+    "x",
+    "y",
+    "yMin",
+    "yMax",
+    "smoothed",
+    "steps",
+    "lower",
+    "upper",
+    "count",
+    "countBaseline",
+)
+
+
+def pack_arrays(entry: dict[str, Any]) -> None:
+    """Replaces an entry's numeric arrays (`_PACKED_FIELDS`) by packed ones.
+
+    Each becomes `{"dtype", "b64"}`: base64 of the little-endian values,
+    `f4` when every value survives a float32 round trip exactly (values
+    logged as float32, steps below 2**24; NaN and +-Inf survive), else `f8`;
+    `i4` for integers in int32 range, else `f8`. An array equal value for
+    value (and bit for bit once widened to float64) to a field packed
+    before it becomes `{"sameAs": field}`. Nothing is rounded.
+    """
+    packed: dict[str, np.ndarray] = {}
+    for field in _PACKED_FIELDS:
+        value = entry.get(field)
+        if not isinstance(value, np.ndarray):
+            continue
+        wide = value.astype(np.float64, copy=False)
+        same = next(
+            (
+                name
+                for name, other in packed.items()
+                if other.size == wide.size
+                and other.tobytes() == wide.tobytes()
+                and (value.dtype.kind == "f" or _exact_in_f8(value))
+            ),
+            None,
+        )
+        if same is not None:
+            entry[field] = {"sameAs": same}
+            continue
+        packed[field] = wide
+        entry[field] = _packed(value)
+
+
+def _exact_in_f8(ints: np.ndarray) -> bool:
+    return bool(ints.size == 0 or np.abs(ints).max() <= 2**53)
+
+
+def _packed(value: np.ndarray) -> dict[str, str]:
+    if value.dtype.kind in "iu":
+        info = np.iinfo(np.int32)
+        if value.size == 0 or (
+            value.min() >= info.min and value.max() <= info.max
+        ):
+            return _b64("i4", value.astype("<i4"))
+        return _b64("f8", value.astype("<f8"))
+    narrow = value.astype("<f4")
+    with np.errstate(over="ignore"):
+        exact = np.array_equal(narrow.astype(np.float64), value, equal_nan=True)
+    if exact:
+        return _b64("f4", narrow)
+    return _b64("f8", value.astype("<f8", copy=False))
+
+
+def _b64(dtype: str, array: np.ndarray) -> dict[str, str]:
+    data = base64.b64encode(np.ascontiguousarray(array).tobytes())
+    return {"dtype": dtype, "b64": data.decode("ascii")}

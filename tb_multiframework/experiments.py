@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -19,7 +19,12 @@ import numpy as np
 from tb_multiframework.config import Config
 from tb_multiframework.core import aggregate as agg
 from tb_multiframework.core import groups, hparams
-from tb_multiframework.core.compare import Selection, buckets_for, place_series
+from tb_multiframework.core.compare import (
+    PlacedSeries,
+    Selection,
+    buckets_for,
+    place_series,
+)
 from tb_multiframework.core.direction import metric_direction
 from tb_multiframework.core.downsample import downsample_minmax
 from tb_multiframework.core.summaries import rank_spread, summarize_series
@@ -177,6 +182,9 @@ def aggregates(
     smoothing_mode: str,
     points: int,
     x_range: tuple[float, float] | None,
+    place: Callable[
+        [Selection, str, float, str], PlacedSeries | Excluded
+    ] = place_series,
 ) -> dict[str, Any]:
     """The `aggregates` (and `groupDiffs`) of a `GET scalars` answer.
 
@@ -185,6 +193,7 @@ def aggregates(
         group_names: The group of each selection (same order).
         query: groupBy, aggregate, band, baselineGroup.
         axis, smoothing, smoothing_mode, points, x_range: as for scalars.
+        place: Places a member (`place_series`, or the api's cache of it).
 
     Raises:
         ValueError: for too many groups or an unknown baseline group.
@@ -214,12 +223,7 @@ def aggregates(
         members = []
         excluded = []
         for sel in by_group[name]:
-            placed = place_series(
-                sel,
-                axis=axis,
-                smoothing=smoothing,
-                smoothing_mode=smoothing_mode,
-            )
+            placed = place(sel, axis, smoothing, smoothing_mode)
             if isinstance(placed, Excluded):
                 excluded.append({"run": sel.run.run, "reason": placed.reason})
                 continue

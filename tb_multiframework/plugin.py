@@ -454,6 +454,7 @@ def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
         x_range=x_range,
         attempts=_choice(request, "attempts", ATTEMPT_MODES, "current"),
         batch_values=_choice(request, "batchValues", BATCH_VIEWS, "logged"),
+        encoding=_choice(request, "encoding", api.SCALAR_ENCODINGS, "json"),
         **_aggregate_args(request),
     )
 
@@ -563,6 +564,8 @@ def _answer(
     if isinstance(result, wrappers.Response):
         return result
     if isinstance(result, api.Encoded):
+        if not result.compress:
+            return _uncompressed_json(request, result.data)
         if "gzip" in request.headers.get("Accept-Encoding", ""):
             return http_util.Respond(
                 request,
@@ -572,6 +575,24 @@ def _answer(
             )
         return http_util.Respond(request, result.data, "application/json")
     return _json(request, result)
+
+
+def _uncompressed_json(
+    request: wrappers.Request, body: bytes
+) -> wrappers.Response:
+    """JSON sent as is even to a client accepting gzip (`Respond` would
+    compress it), with the headers `Respond` sets on JSON."""
+    return wrappers.Response(
+        response=None if request.method == "HEAD" else body,
+        status=200,
+        headers=[
+            ("Content-Length", str(len(body))),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Expires", "0"),
+            ("Cache-Control", "no-cache, must-revalidate"),
+        ],
+        content_type="application/json",
+    )
 
 
 def _json(

@@ -2,7 +2,8 @@
 
 For every selected (run, tag): place its points on the requested axis, sort
 them by x (stable, so repeated x keep their logged order), smooth over all
-points, cut to the requested x range, then downsample keeping extremes.
+points (`placement`), cut to the requested x range, then downsample keeping
+extremes.
 Difference curves against the baseline run are computed at full resolution
 from the sorted points and downsampled the same way.
 """
@@ -16,22 +17,40 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .axes import AXES, EpochMap, axis_values
-from .diff import DIFF_MODES, difference_curve
+from .diff import DIFF_MODES, combine, last_per_x, union_grid, union_size
 from .downsample import (
     DEFAULT_POINTS,
     KEEP_ALL_FACTOR,
     MAX_POINTS,
-    downsample_minmax,
+    downsample_sorted,
 )
-from .smoothing import SMOOTHING_MODES, smooth_ema, smooth_time_ema
-from .types import (
-    Excluded,
-    FloatArray,
-    Int64Array,
-    RunInfo,
-    ScalarSeriesLike,
+from .placement import (
+    PlacedSeries,
+    Selection,
+    check_placement,
+    place_series,
+    sort_on_axis,
+    with_smoothing,
 )
+from .types import Excluded, FloatArray, Int64Array
+
+__all__ = [
+    "EXPORT_COLUMNS",
+    "MAX_SELECTIONS",
+    "Comparison",
+    "DiffResult",
+    "ExportRow",
+    "PlacedSeries",
+    "Selection",
+    "SeriesResult",
+    "buckets_for",
+    "check_arguments",
+    "compare_scalars",
+    "export_rows",
+    "place_series",
+    "sort_on_axis",
+    "with_smoothing",
+]
 
 MAX_SELECTIONS = 100  # series per request
 EXPORT_COLUMNS = ("x", "run", "tag", "step", "wall_time", "value", "smoothed")
@@ -45,27 +64,6 @@ def buckets_for(points: int) -> int:
     sent, as TensorBoard's "1000 points" does, while every extreme stays.
     """
     return max(1, -(-int(points) // KEEP_ALL_FACTOR))
-
-
-@dataclass(frozen=True)
-class Selection:
-    """One (run, tag) to compare, with what its axes need.
-
-    Attributes:
-        run: The run.
-        tag: The raw tag.
-        series: Its points, in logged order.
-        epoch_map: The run's epoch map (from `build_epoch_map`).
-        run_start_time: Wall time of the run's first event.
-        run_last_step: The run's largest step.
-    """
-
-    run: RunInfo
-    tag: str
-    series: ScalarSeriesLike
-    epoch_map: EpochMap | Excluded | None = None
-    run_start_time: float | None = None
-    run_last_step: int | None = None
 
 
 @dataclass(frozen=True)
@@ -176,17 +174,6 @@ class ExportRow(NamedTuple):
     smoothed: float
 
 
-@dataclass(frozen=True)
-class _Placed:
-    """A selection's points sorted by x, with smoothed values."""
-
-    x: FloatArray
-    y: FloatArray
-    smoothed: FloatArray
-    steps: Int64Array
-    wall_times: FloatArray
-
-
 def compare_scalars(
     selections: Sequence[Selection],
     *,
@@ -197,6 +184,7 @@ def compare_scalars(
     baseline: str | None = None,
     diff_mode: str = "difference",
     x_range: tuple[float, float] | None = None,
+    placed: Sequence[PlacedSeries | Excluded] | None = None,
 ) -> Comparison:
     """Places, smooths and downsamples series, with diffs vs a baseline.
 
@@ -214,6 +202,8 @@ def compare_scalars(
         x_range: Optional (lo, hi) window on the axis; points outside are
             dropped after smoothing, except one on each side so lines reach
             the edges.
+        placed: Each selection already placed with this axis, smoothing
+            and mode (`place_series`, e.g. from a cache); None places them.
 
     Returns:
         The comparison, series in selection order.
@@ -224,9 +214,15 @@ def compare_scalars(
     _validate(
         selections, axis, smoothing, smoothing_mode, points, diff_mode, x_range
     )
-    placed = [
-        _place(sel, axis, smoothing, smoothing_mode) for sel in selections
-    ]
+    if placed is None:
+        placed = [
+            place_series(sel, axis, smoothing, smoothing_mode)
+            for sel in selections
+        ]
+    elif len(placed) != len(selections):
+        raise ValueError(
+            f"{len(placed)} placed series for {len(selections)} selections"
+        )
     series = tuple(
         _series_result(sel, p, points, x_range)
         for sel, p in zip(selections, placed, strict=True)
@@ -287,7 +283,7 @@ def _export_rows(
 ) -> Iterator[ExportRow]:
     parts = []
     for i, sel in enumerate(selections):
-        p = _place(sel, axis, smoothing, smoothing_mode)
+        p = place_series(sel, axis, smoothing, smoothing_mode)
         if isinstance(p, Excluded):
             continue
         keep = np.ones(p.x.size, dtype=bool)
@@ -316,58 +312,9 @@ def _export_rows(
         )
 
 
-def place_series(
-    sel: Selection,
-    *,
-    axis: str,
-    smoothing: float = 0.0,
-    smoothing_mode: str = "ema",
-) -> _Placed | Excluded:
-    """A selection's points on the axis, sorted by x, smoothed, full resolution.
-
-    Returns an object with `x`, `y`, `smoothed`, `steps`, `wall_times`
-    arrays, or `Excluded` when the series has no place on the axis.
-    """
-    return _place(sel, axis, smoothing, smoothing_mode)
-
-
-def _place(
-    sel: Selection, axis: str, smoothing: float, smoothing_mode: str
-) -> _Placed | Excluded:
-    x = axis_values(
-        axis,
-        sel.series,
-        tag=sel.tag,
-        epoch_map=sel.epoch_map,
-        run_start_time=sel.run_start_time,
-        run_last_step=sel.run_last_step,
-    )
-    if isinstance(x, Excluded):
-        return x
-    y = np.asarray(sel.series.values, dtype=np.float64)
-    steps = np.asarray(sel.series.steps, dtype=np.int64)
-    walls = np.asarray(sel.series.wall_times, dtype=np.float64)
-    if not (x.size == y.size == steps.size == walls.size):
-        raise ValueError(
-            f"series {sel.run.run!r}/{sel.tag!r}: steps, wall_times and "
-            "values differ in length"
-        )
-    if not np.all(np.isfinite(x)):
-        return Excluded(f"non-finite {axis} positions in the log")
-    order = np.argsort(x, kind="stable")
-    x, y, steps, walls = x[order], y[order], steps[order], walls[order]
-    if smoothing == 0.0:
-        smoothed = y.copy()
-    elif smoothing_mode == "time":
-        smoothed = smooth_time_ema(x, y, smoothing)
-    else:
-        smoothed = smooth_ema(y, smoothing)
-    return _Placed(x, y, smoothed, steps, walls)
-
-
 def _series_result(
     sel: Selection,
-    placed: _Placed | Excluded,
+    placed: PlacedSeries | Excluded,
     points: int,
     x_range: tuple[float, float] | None,
 ) -> SeriesResult:
@@ -388,8 +335,10 @@ def _series_result(
             excluded=placed.reason,
         )
     lo, hi = _window(placed.x, x_range)
-    down = downsample_minmax(
-        placed.x[lo:hi], placed.y[lo:hi], buckets=buckets_for(points)
+    buckets = buckets_for(points)
+    down = placed.memo(
+        ("minmax", lo, hi, buckets),
+        lambda: downsample_sorted(placed.x[lo:hi], placed.y[lo:hi], buckets),
     )
     picked = down.indices + lo
     return SeriesResult(
@@ -408,7 +357,7 @@ def _series_result(
 
 def _diffs(
     selections: Sequence[Selection],
-    placed: list[_Placed | Excluded],
+    placed: Sequence[PlacedSeries | Excluded],
     baseline: str,
     diff_mode: str,
     points: int,
@@ -420,37 +369,73 @@ def _diffs(
     if base_i is None:
         raise ValueError(f"baseline run {baseline!r} is not among the series")
     base_sel, base = selections[base_i], placed[base_i]
+    base_unique = None if isinstance(base, Excluded) else _Unique.of(base)
     results = []
     for i, (sel, p) in enumerate(zip(selections, placed, strict=True)):
         if i == base_i:
             continue
-        results.append(
-            _diff_result(sel, p, base_sel, base, diff_mode, points, x_range)
-        )
+        if isinstance(p, Excluded):
+            results.append(_empty_diff(sel, base_sel, p.reason))
+        elif isinstance(base, Excluded) or base_unique is None:
+            reason = f"baseline excluded: {base.reason}"  # type: ignore
+            results.append(_empty_diff(sel, base_sel, reason))
+        else:
+            results.append(
+                _diff_result(
+                    sel,
+                    _Unique.of(p),
+                    base_sel,
+                    base_unique,
+                    diff_mode,
+                    points,
+                    x_range,
+                )
+            )
     return tuple(results)
+
+
+@dataclass(frozen=True)
+class _Unique:
+    """A placed series with one point per x: the last logged (diff rule 1)."""
+
+    x: FloatArray
+    y: FloatArray
+    smoothed: FloatArray
+
+    @classmethod
+    def of(cls, p: PlacedSeries) -> _Unique:
+        if p.smoothed is p.y:
+            x, y = last_per_x(p.x, p.y)
+            return cls(x, y, y)
+        x, y, smoothed = last_per_x(p.x, p.y, p.smoothed)
+        return cls(x, y, smoothed)
 
 
 def _diff_result(
     sel: Selection,
-    p: _Placed | Excluded,
+    p: _Unique,
     base_sel: Selection,
-    base: _Placed | Excluded,
+    base: _Unique,
     diff_mode: str,
     points: int,
     x_range: tuple[float, float] | None,
 ) -> DiffResult:
-    if isinstance(p, Excluded):
-        return _empty_diff(sel, base_sel, p.reason)
-    if isinstance(base, Excluded):
-        return _empty_diff(sel, base_sel, f"baseline excluded: {base.reason}")
-    raw = difference_curve(p.x, p.y, base.x, base.y, mode=diff_mode)
-    smooth = difference_curve(
-        p.x, p.smoothed, base.x, base.smoothed, mode=diff_mode
-    )
-    lo, hi = _window(raw.x, x_range)
-    down = downsample_minmax(
-        raw.x[lo:hi], raw.y[lo:hi], buckets=buckets_for(points)
-    )
+    grid = union_grid(p.x, base.x, x_range=x_range)
+    if grid is None:
+        return _empty_diff(sel, base_sel, None)
+    raw = combine(grid.read_a(p.y), grid.read_b(base.y), diff_mode)
+    lo, hi = _window(grid.x, x_range)
+    down = downsample_sorted(grid.x[lo:hi], raw[lo:hi], buckets_for(points))
+    picked = down.indices + lo
+    if p.smoothed is p.y and base.smoothed is base.y:
+        smoothed = down.y
+    else:
+        smoothed = combine(
+            grid.read_a(p.smoothed, picked),
+            grid.read_b(base.smoothed, picked),
+            diff_mode,
+        )
+    total = grid.x.size if x_range is None else union_size(p.x, base.x)
     return DiffResult(
         run=sel.run.run,
         tag=sel.tag,
@@ -460,13 +445,15 @@ def _diff_result(
         y=down.y,
         y_min=down.y_min,
         y_max=down.y_max,
-        smoothed=smooth.y[down.indices + lo],
-        total=int(raw.x.size),
+        smoothed=smoothed,
+        total=int(total),
         returned=down.returned,
     )
 
 
-def _empty_diff(sel: Selection, base_sel: Selection, reason: str) -> DiffResult:
+def _empty_diff(
+    sel: Selection, base_sel: Selection, reason: str | None
+) -> DiffResult:
     empty = np.empty(0, dtype=np.float64)
     return DiffResult(
         run=sel.run.run,
@@ -495,6 +482,22 @@ def _window(
     return max(lo, 0), min(hi, int(x.size))
 
 
+def check_arguments(
+    selections: Sequence[Selection],
+    *,
+    axis: str,
+    smoothing: float = 0.0,
+    smoothing_mode: str = "ema",
+    points: int = DEFAULT_POINTS,
+    diff_mode: str = "difference",
+    x_range: tuple[float, float] | None = None,
+) -> None:
+    """Raises the ValueError `compare_scalars` would for these arguments."""
+    _validate(
+        selections, axis, smoothing, smoothing_mode, points, diff_mode, x_range
+    )
+
+
 def _validate(
     selections: Sequence[Selection],
     axis: str,
@@ -504,19 +507,7 @@ def _validate(
     diff_mode: str,
     x_range: tuple[float, float] | None,
 ) -> None:
-    if axis not in AXES:
-        raise ValueError(f"unknown axis {axis!r}; expected one of {AXES}")
-    if isinstance(smoothing, bool) or not isinstance(smoothing, (int, float)):
-        raise ValueError(  # noqa: TRY004
-            f"smoothing must be a number, got {smoothing!r}"
-        )
-    if not (math.isfinite(smoothing) and 0.0 <= smoothing < 1.0):
-        raise ValueError(f"smoothing must be in [0, 1), got {smoothing!r}")
-    if smoothing_mode not in SMOOTHING_MODES:
-        raise ValueError(
-            f"smoothing mode must be one of {SMOOTHING_MODES}, "
-            f"got {smoothing_mode!r}"
-        )
+    check_placement(axis, smoothing, smoothing_mode)
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)):
         raise ValueError(  # noqa: TRY004
             f"points must be an integer, got {points!r}"

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from .types import FloatArray
+from .types import FloatArray, Int64Array
 
 DIFF_MODES = ("difference", "ratio")
 
@@ -69,24 +69,160 @@ def difference_curve(
     """
     if mode not in DIFF_MODES:
         raise ValueError(f"diff mode must be one of {DIFF_MODES}, got {mode!r}")
-    a_x, a_y = _last_per_x(*_checked(xa, ya, "A"))
-    b_x, b_y = _last_per_x(*_checked(xb, yb, "B"))
-    empty = np.empty(0, dtype=np.float64)
-    if a_x.size == 0 or b_x.size == 0:
+    a_x, a_y = last_per_x(*_checked(xa, ya, "A"))
+    b_x, b_y = last_per_x(*_checked(xb, yb, "B"))
+    grid = union_grid(a_x, b_x)
+    if grid is None:
+        empty = np.empty(0, dtype=np.float64)
         return DiffCurve(empty, empty.copy())
-    lo = max(a_x[0], b_x[0])
-    hi = min(a_x[-1], b_x[-1])
-    if lo > hi:
-        return DiffCurve(empty, empty.copy())
-    grid = _union_within(a_x, b_x, lo, hi)
-    va = resample_at(a_x, a_y, grid)
-    vb = resample_at(b_x, b_y, grid)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    return DiffCurve(grid.x, combine(grid.read_a(a_y), grid.read_b(b_y), mode))
+
+
+def combine(va: FloatArray, vb: FloatArray, mode: str) -> FloatArray:
+    """A - B, or A / B with NaN where B == 0 (rule 5 of the module doc)."""
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if mode == "difference":
-            out = va - vb
-        else:
-            out = np.where(vb == 0, np.nan, va / np.where(vb == 0, 1.0, vb))
-    return DiffCurve(grid, out.astype(np.float64))
+            return np.subtract(va, vb, dtype=np.float64)
+        out = va / np.where(vb == 0, 1.0, vb)
+        out[vb == 0] = np.nan
+        return out.astype(np.float64, copy=False)
+
+
+class _Side:
+    """Reads one series (unique sorted x) at the grid's positions.
+
+    When the series' own points inside the grid's range are exactly the
+    grid (the usual case: both runs logged the same steps), reading is a
+    slice; otherwise it is `resample_at`.
+    """
+
+    def __init__(
+        self, x: FloatArray, grid: FloatArray, offset: int | None
+    ) -> None:
+        self._x = x
+        self._grid = grid
+        self._offset = offset  # grid[i] == x[offset + i] when not None
+
+    def read(
+        self, values: FloatArray, at: Int64Array | None = None
+    ) -> FloatArray:
+        if self._offset is not None:
+            own = values[self._offset : self._offset + self._grid.size]
+            return own if at is None else own[at]
+        positions = self._grid if at is None else self._grid[at]
+        return resample_at(self._x, values, positions)
+
+
+class UnionGrid:
+    """The union of two series' x inside their overlap (rules 2-3), with
+    readers of each series' values at it (rule 4).
+
+    Attributes:
+        x: The grid, sorted, unique.
+    """
+
+    def __init__(self, x: FloatArray, a: _Side, b: _Side) -> None:
+        self.x = x
+        self._a = a
+        self._b = b
+
+    def read_a(
+        self, values: FloatArray, at: Int64Array | None = None
+    ) -> FloatArray:
+        """A's `values` (aligned with A's x) at the grid, or at grid[at]."""
+        return self._a.read(values, at)
+
+    def read_b(
+        self, values: FloatArray, at: Int64Array | None = None
+    ) -> FloatArray:
+        """B's `values` at the grid, or at grid[at]."""
+        return self._b.read(values, at)
+
+
+def union_grid(
+    a_x: FloatArray,
+    b_x: FloatArray,
+    *,
+    x_range: tuple[float, float] | None = None,
+) -> UnionGrid | None:
+    """The union grid of two unique, sorted x arrays in their overlap.
+
+    Args:
+        a_x: x of A, unique and sorted (see `last_per_x`).
+        b_x: x of B, the same.
+        x_range: Only the part of the grid a window on (lo, hi) needs: the
+            grid points inside it and the nearest one on each side (what
+            `compare` keeps of a zoomed curve), in O(points there).
+
+    Returns:
+        The grid, or None when the x ranges do not overlap.
+    """
+    bounds = union_grid_bounds(a_x, b_x)
+    if bounds is None:
+        return None
+    lo, hi = bounds
+    a0, a1 = _inside(a_x, lo, hi, x_range)
+    b0, b1 = _inside(b_x, lo, hi, x_range)
+    a_in, b_in = a_x[a0:a1], b_x[b0:b1]
+    if a_in.size == b_in.size and np.array_equal(a_in, b_in):
+        return UnionGrid(a_in, _Side(a_x, a_in, a0), _Side(b_x, b_in, b0))
+    both = np.concatenate([a_in, b_in])
+    both.sort(kind="stable")  # merges the two sorted runs in linear time
+    if both.size:
+        keep = np.empty(both.size, dtype=bool)
+        keep[0] = True
+        np.not_equal(both[1:], both[:-1], out=keep[1:])
+        both = both[keep]
+    a_offset = a0 if both.size == a_in.size else None
+    b_offset = b0 if both.size == b_in.size else None
+    return UnionGrid(
+        both, _Side(a_x, both, a_offset), _Side(b_x, both, b_offset)
+    )
+
+
+def union_size(a_x: FloatArray, b_x: FloatArray) -> int:
+    """Points of the full union grid of two unique sorted x (no grid built)."""
+    grid_range = union_grid_bounds(a_x, b_x)
+    if grid_range is None:
+        return 0
+    lo, hi = grid_range
+    a_in = a_x[np.searchsorted(a_x, lo) : np.searchsorted(a_x, hi, "right")]
+    b_in = b_x[np.searchsorted(b_x, lo) : np.searchsorted(b_x, hi, "right")]
+    if a_in.size == 0 or b_in.size == 0:
+        return int(a_in.size + b_in.size)
+    at = np.minimum(np.searchsorted(a_in, b_in), a_in.size - 1)
+    common = int(np.count_nonzero(a_in[at] == b_in))
+    return int(a_in.size + b_in.size - common)
+
+
+def union_grid_bounds(
+    a_x: FloatArray, b_x: FloatArray
+) -> tuple[float, float] | None:
+    """The overlap [lo, hi] of two non-empty sorted x, or None."""
+    if a_x.size == 0 or b_x.size == 0:
+        return None
+    lo = max(float(a_x[0]), float(b_x[0]))
+    hi = min(float(a_x[-1]), float(b_x[-1]))
+    return None if lo > hi else (lo, hi)
+
+
+def _inside(
+    x: FloatArray,
+    lo: float,
+    hi: float,
+    x_range: tuple[float, float] | None,
+) -> tuple[int, int]:
+    """Slice of x inside [lo, hi], narrowed to a window's neighbourhood."""
+    start = int(np.searchsorted(x, lo, side="left"))
+    stop = int(np.searchsorted(x, hi, side="right"))
+    if x_range is not None:
+        # The grid's nearest point below the window is the larger of the two
+        # series' nearest points below it; keeping each series' own one
+        # keeps it (likewise above).
+        start = max(start, int(np.searchsorted(x, x_range[0], "left")) - 1)
+        stop = min(stop, int(np.searchsorted(x, x_range[1], "right")) + 1)
+        stop = max(stop, start)
+    return start, stop
 
 
 def resample_at(x: FloatArray, y: FloatArray, at: FloatArray) -> FloatArray:
@@ -110,30 +246,27 @@ def resample_at(x: FloatArray, y: FloatArray, at: FloatArray) -> FloatArray:
     x0, x1 = x[left], x[right]
     y0, y1 = y[left], y[right]
     both_finite = np.isfinite(y0) & np.isfinite(y1)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         t = (at - x0) / np.where(x1 == x0, 1.0, x1 - x0)
         line = y0 + t * (y1 - y0)
     out = np.where(both_finite, line, np.nan)
     return np.where(hit, y1, out).astype(np.float64)
 
 
-def _union_within(
-    a: FloatArray, b: FloatArray, lo: float, hi: float
-) -> FloatArray:
-    a = a[(a >= lo) & (a <= hi)]
-    b = b[(b >= lo) & (b <= hi)]
-    both = np.concatenate([a, b])
-    both.sort(kind="stable")  # merges the two sorted runs in linear time
-    if both.size == 0:
-        return both
-    return both[np.r_[True, both[1:] != both[:-1]]]
+def last_per_x(x: FloatArray, *columns: FloatArray) -> tuple[FloatArray, ...]:
+    """x without repeats and the columns at the last point of each x (rule 1).
 
-
-def _last_per_x(x: FloatArray, y: FloatArray) -> tuple[FloatArray, FloatArray]:
-    if x.size == 0:
-        return x, y
-    last = np.r_[x[1:] != x[:-1], True]
-    return x[last], y[last]
+    Returns the inputs themselves when x has no repeats.
+    """
+    if x.size < 2:
+        return (x, *columns)
+    repeated = x[1:] == x[:-1]
+    if not repeated.any():
+        return (x, *columns)
+    last = np.empty(x.size, dtype=bool)
+    np.logical_not(repeated, out=last[:-1])
+    last[-1] = True
+    return (x[last], *(c[last] for c in columns))
 
 
 def _checked(
@@ -148,6 +281,6 @@ def _checked(
         )
     if not np.all(np.isfinite(xs)):
         raise ValueError(f"series {name}: x must be finite")
-    if np.any(np.diff(xs) < 0):
+    if xs.size > 1 and bool(np.any(xs[1:] < xs[:-1])):
         raise ValueError(f"series {name}: x must be sorted (non-decreasing)")
     return xs, ys

@@ -180,3 +180,15 @@ class Excluded:
     """A series that cannot be placed on the requested axis, and why."""
 
     reason: str
+
+
+def all_finite(values: npt.NDArray[np.float64]) -> bool:
+    """Whether every value is finite, usually without an n-sized mask.
+
+    A NaN or an Inf anywhere makes the sum non-finite; only a sum that
+    overflows needs the elementwise check.
+    """
+    with np.errstate(all="ignore"):
+        if math.isfinite(float(np.add.reduce(values))):
+            return True
+    return bool(np.all(np.isfinite(values)))

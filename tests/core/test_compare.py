@@ -18,6 +18,7 @@ from tb_multiframework.core.compare import (
 )
 from tb_multiframework.core.downsample import MAX_POINTS
 from tb_multiframework.core.types import Excluded, RunInfo
+from tests.core.reference_scalars import ema_loop as tb_smooth
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -40,18 +41,6 @@ def select(name, s, **kw):
     kw.setdefault("run_start_time", 1000.0)
     kw.setdefault("run_last_step", int(s.steps.max()))
     return Selection(run=run, tag="loss", series=s, **kw)
-
-
-def tb_smooth(values, w):
-    last, n, out = 0.0, 0, []
-    for y in values:
-        if not math.isfinite(y):
-            out.append(y)
-            continue
-        last = last * w + (1 - w) * y
-        n += 1
-        out.append(last / (1 - w**n))
-    return np.array(out)
 
 
 def test_series_sorted_smoothed_and_counted():

@@ -1,28 +1,10 @@
 """Smoothing: TensorBoard's classicSmoothing, and the x-aware EMA."""
 
-import math
-
 import numpy as np
 import pytest
 
 from tb_multiframework.core.smoothing import smooth_ema, smooth_time_ema
-
-
-def tensorboard_loop(values, weight):
-    """TensorBoard's frontend classicSmoothing, transcribed as a plain loop."""
-    values = list(values)
-    if all(v == values[0] for v in values):
-        return list(values)
-    last, num_accum, out = 0.0, 0, []
-    for y in values:
-        if not math.isfinite(y):
-            out.append(y)
-            continue
-        last = last * weight + (1 - weight) * y
-        num_accum += 1
-        debias = 1 if weight == 1 else 1 - math.pow(weight, num_accum)
-        out.append(last / debias)
-    return out
+from tests.core.reference_scalars import ema_loop as tensorboard_loop
 
 
 def brute_force_time_ema(x, y, weight, spacing):

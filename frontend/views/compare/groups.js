@@ -84,12 +84,13 @@ export function groupNote(aggregate, center, band) {
 }
 
 /**
- * @param {Value[] | null | undefined} values
+ * @param {ArrayLike<Value> | null | undefined} values
  * @returns {(number | null)[] | undefined}
  */
 function numbers(values) {
   if (!values) return undefined;
-  return values.map((v) =>
+  // Array.from, not map: a typed array's map would turn null into 0.
+  return Array.from(values, (v) =>
     typeof v === "number" && Number.isFinite(v) ? v : null,
   );
 }

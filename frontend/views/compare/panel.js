@@ -19,7 +19,7 @@ import { AnomalyLayer } from "../../anomalies.js";
 import { createChart } from "../../components/chart.js";
 import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
 import { formatInt, formatValue, plural } from "../../format.js";
-import { apiUrl, fetchJson, LatestRequest } from "../../model.js";
+import { apiUrl, fetchScalars, LatestRequest } from "../../model.js";
 import { axisInfo } from "./axes.js";
 import { runColor } from "./colors.js";
 import { groupChartSeries, groupColor, groupDiffSeries } from "./groups.js";
@@ -365,7 +365,7 @@ export class ComparisonChart {
     this._setLoading(true);
     const outcome = await this._request.run((signal) =>
       Promise.all(
-        plan.requests.map((params) => fetchJson("scalars", params, { signal })),
+        plan.requests.map((params) => fetchScalars(params, { signal })),
       ),
     );
     if (outcome.stale || this._destroyed) return;

@@ -5,17 +5,19 @@ import { formatInt } from "../../format.js";
 
 /**
  * @typedef {number | string | null} Value a number, or the server's
- *     "NaN" / "Infinity" / "-Infinity", or null (no finite value)
+ *     "NaN" / "Infinity" / "-Infinity", or null (no finite value); arrays
+ *     of them arrive as typed arrays (`fetchScalars`), whose NaN and
+ *     ±Infinity are plain numbers
  *
  * @typedef {Object} ScalarSeries One entry of `series` in `GET scalars`.
  * @property {string} run
  * @property {string} tag
- * @property {number[]} x
- * @property {Value[]} y
- * @property {Value[]} yMin
- * @property {Value[]} yMax
- * @property {Value[]} smoothed
- * @property {number[]} [steps]
+ * @property {ArrayLike<number>} x
+ * @property {ArrayLike<Value>} y
+ * @property {ArrayLike<Value>} yMin
+ * @property {ArrayLike<Value>} yMax
+ * @property {ArrayLike<Value>} smoothed
+ * @property {ArrayLike<number>} [steps]
  * @property {number} total points logged
  * @property {number} returned points sent
  * @property {string} [excluded] why it has no place on the axis
@@ -288,7 +290,9 @@ export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
     const baselineTag = diffs[0].baselineTag;
     // At every x of the diffs, so the tooltip reads the baseline's own 0
     // (or 1) wherever the cursor is.
-    const xs = [...new Set(diffs.flatMap((d) => d.x))].sort((a, b) => a - b);
+    const xs = [...new Set(diffs.flatMap((d) => Array.from(d.x)))].sort(
+      (a, b) => a - b,
+    );
     out.push({
       key: REFERENCE_KEY,
       run: response.baseline,
@@ -307,11 +311,12 @@ export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
 }
 
 /**
- * @param {Value[]} values
+ * @param {ArrayLike<Value>} values
  * @returns {Value[]} the values with "NaN" (and NaN) as null
  */
 function gapsForNaN(values) {
-  return values.map((v) =>
+  // Array.from, not map: a typed array's map would turn null into 0.
+  return Array.from(values, (v) =>
     v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
   );
 }

@@ -323,8 +323,14 @@ export function mergeResponses(options, plan, responses) {
       const upper = edges.get(`upper\u0000${pairId(s.run, pair.upper ?? "")}`);
       return {
         ...s,
-        yMin: lower && !lower.excluded ? alignEdge(lower, s.x) : s.x.map(none),
-        yMax: upper && !upper.excluded ? alignEdge(upper, s.x) : s.x.map(none),
+        yMin:
+          lower && !lower.excluded
+            ? alignEdge(lower, s.x)
+            : Array.from(s.x, none),
+        yMax:
+          upper && !upper.excluded
+            ? alignEdge(upper, s.x)
+            : Array.from(s.x, none),
       };
     });
   }
@@ -348,13 +354,15 @@ export function mergeResponses(options, plan, responses) {
  * A band edge read at the value series' x: its own point where it has
  * one, else the straight line between its neighbours; null outside its
  * range or next to a non-finite value.
- * @param {{x: number[], y: (number | string | null)[]}} edge x ascending
- * @param {number[]} xs ascending
+ * @param {{x: ArrayLike<number>, y: ArrayLike<number | string | null>}} edge
+ *     x ascending
+ * @param {ArrayLike<number>} xs ascending
  * @returns {(number | null)[]}
  */
 export function alignEdge(edge, xs) {
   const ex = edge.x;
-  const ey = edge.y.map((v) =>
+  // Array.from, not map: a typed array's map would turn null into 0.
+  const ey = Array.from(edge.y, (v) =>
     typeof v === "number" && Number.isFinite(v) ? v : null,
   );
   let j = 0;
