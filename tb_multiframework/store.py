@@ -477,10 +477,17 @@ class Store:
         """Every point of a scalar tag. Raises KeyError if unknown."""
         with self._lock:
             series = self._runs[run].scalars[tag]
+            found = series.decoded()
+            if found is not None:
+                return found
             series.pack()
             blocks = list(series.blocks)
+            count = series.count
         # Decoding outside the lock: blocks are immutable.
-        return decode_blocks(blocks)
+        decoded = decode_blocks(blocks)
+        with self._lock:
+            series.remember(decoded, count)
+        return decoded
 
     def run_scalars(
         self, run: str, *, current: bool = False

@@ -9,6 +9,7 @@ read. `decode_blocks` turns packed blocks back into a `ScalarSeries`.
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -217,6 +218,30 @@ class ScalarColumns:
         self.count = 0  # points, packed or not
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.book = AttemptBook()
+        # The last decoded arrays, while someone (a request, the placed
+        # cache) still holds them: handing out the very same arrays again
+        # costs no decoding and keeps identity-keyed caches valid. Weak, so
+        # the store itself keeps only the packed form.
+        self._decoded: tuple[int, tuple[weakref.ref[Any], ...]] | None = None
+
+    def decoded(self) -> ScalarSeries | None:
+        """The arrays last decoded, if still alive and still every point."""
+        if self._decoded is None or self._decoded[0] != self.count:
+            return None
+        steps, walls, values = (ref() for ref in self._decoded[1])
+        if steps is None or walls is None or values is None:
+            return None
+        return ScalarSeries(steps=steps, wall_times=walls, values=values)
+
+    def remember(self, series: ScalarSeries, count: int) -> None:
+        """Notes `series` as the decoding of the first `count` points."""
+        self._decoded = (
+            count,
+            tuple(
+                weakref.ref(a)
+                for a in (series.steps, series.wall_times, series.values)
+            ),
+        )
 
     def append(
         self, steps: np.ndarray, walls: np.ndarray, values: np.ndarray

@@ -147,3 +147,29 @@ def test_a_typical_series_costs_8_bytes_a_point():
     # 0 (steps) + 4 (walls) + 4 (values), plus 16 bytes a pause.
     assert packed.nbytes <= 8 * n + 16 * 10
     _roundtrip_series(steps, walls, values)
+
+
+def test_the_store_hands_out_the_same_arrays_while_they_are_held():
+    """Identity-keyed caches (the placed cache) stay valid, and nothing is
+    decoded twice, while a caller holds a series; the store itself keeps
+    only the packed form."""
+    import gc
+
+    from tb_multiframework.store import RunMeta, Store
+
+    store = Store()
+    store.set_meta(RunMeta("r", "r", "pytorch", "", "tfevents"))
+    steps = np.arange(1000, dtype=np.int64)
+    store.append_scalars("r", "t", steps, 1.7e9 + steps, steps / 3.0)
+    store.compact()
+    first = store.scalars("r", "t")
+    again = store.scalars("r", "t")
+    assert again.steps is first.steps and again.values is first.values
+    del first, again
+    gc.collect()
+    fresh = store.scalars("r", "t")
+    np.testing.assert_array_equal(fresh.values, steps / 3.0)
+    assert not fresh.values.flags.writeable
+    store.append_scalars("r", "t", np.array([1000]), np.array([2e9]), [7.0])
+    grown = store.scalars("r", "t")
+    assert grown.values is not fresh.values and len(grown) == 1001
