@@ -13,6 +13,7 @@ lose theirs.
 from __future__ import annotations
 
 import logging
+import time
 from typing import Any, Iterable
 
 from tb_multiframework.cache import LogdirCache
@@ -22,6 +23,8 @@ from tb_multiframework.ingest import attempts, loader, tfevents
 from tb_multiframework.store import AttemptStart, RunMeta
 
 logger = logging.getLogger(__name__)
+
+_CHECKPOINT_SECONDS = 10.0  # during a long reload, between cache writes
 
 # The classes a run's reader state is made of, and attributes left out.
 _STATE_CLASSES: dict[type, tuple[str, ...]] = {
@@ -53,6 +56,7 @@ class LoaderCache:
         self.restored = 0
         self.error = ""
         self._written: dict[str, tuple[Any, int]] = {}  # run -> state, bytes
+        self._last_write = time.monotonic()
 
     def restore(self, target: Any, runs: Iterable[str]) -> None:
         """Puts back the cached runs among `runs` the loader does not have."""
@@ -76,8 +80,18 @@ class LoaderCache:
             self._written[run] = (state, _consumed(state))
             self.restored += 1
 
+    def checkpoint(self, target: Any) -> None:
+        """Persists now if the last write is `_CHECKPOINT_SECONDS` old.
+
+        Called between runs during a reload, so a long first read (or one
+        stopped half way) leaves what it has read in the cache.
+        """
+        if time.monotonic() - self._last_write >= _CHECKPOINT_SECONDS:
+            self.persist(target)
+
     def persist(self, target: Any) -> None:
         """Writes what the loader's runs gained since the last call."""
+        self._last_write = time.monotonic()
         states: dict[str, Any] = {}
         forget = set(self._written) - set(target._runs)
         for run in forget:
@@ -85,6 +99,8 @@ class LoaderCache:
         for run, state in target._runs.items():
             consumed = _consumed(state)
             written = self._written.get(run)
+            if written is None and consumed == 0:
+                continue  # not read yet
             if written is not None and written[0] is state:
                 if written[1] == consumed:
                     continue

@@ -237,6 +237,8 @@ class Loader(PeriodicReload):
                     read, count = self._read_file(state, file_state)
                     bytes_read += read
                     records += count
+                if self._cache is not None:
+                    self._cache.checkpoint(self)
             # Parents before their sub-runs, which take the parent's group.
             metas: dict[str, RunMeta] = {}
             for run in sorted(self._runs):

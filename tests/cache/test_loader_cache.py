@@ -244,3 +244,28 @@ def test_two_processes_on_one_logdir(logdir, tmp_path):
     third.reload()
     assert not third.status().cache["dropped"]
     assert _view(restored) == _cold(logdir)
+
+
+def test_a_reload_that_dies_leaves_what_it_read_in_the_cache(
+    logdir, tmp_path, monkeypatch
+):
+    """Checkpoints between runs: a first read killed before its end (here
+    it fails after reading every run, before the final write) still
+    leaves every checkpointed run in the cache."""
+    from tb_multiframework.cache import loader_cache
+
+    cache = str(tmp_path / "cache")
+    monkeypatch.setattr(loader_cache, "_CHECKPOINT_SECONDS", 0.0)
+    first, store = _source(logdir, cache)
+
+    def die() -> None:
+        raise RuntimeError("killed")
+
+    monkeypatch.setattr(store, "compact", die)
+    with pytest.raises(RuntimeError, match="killed"):
+        first.reload()
+    monkeypatch.undo()
+    second, restored = _source(logdir, cache)
+    assert second.reload().bytes_read == 0
+    assert second.status().cache["restoredRuns"] == len(restored.runs())
+    assert _view(restored) == _cold(logdir)
