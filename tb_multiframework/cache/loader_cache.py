@@ -12,6 +12,7 @@ lose theirs.
 
 from __future__ import annotations
 
+import importlib
 import logging
 import time
 from typing import Any, Iterable
@@ -26,16 +27,33 @@ logger = logging.getLogger(__name__)
 
 _CHECKPOINT_SECONDS = 10.0  # during a long reload, between cache writes
 
-# The classes a run's reader state is made of, and attributes left out.
-_STATE_CLASSES: dict[type, tuple[str, ...]] = {
-    loader._RunState: (),
-    loader._FileState: ("remote_handle",),
-    tfevents.TagPlugins: (),
-    attempts.AttemptTracker: (),
-    attempts._Tag: (),
-    AttemptStart: (),
-    HParamSource: (),
-}
+
+def _state_classes() -> dict[type, tuple[str, ...]]:
+    """The classes a run's reader state is made of, and attributes left
+    out (the only classes a cache entry may rebuild)."""
+    classes: dict[type, tuple[str, ...]] = {
+        loader._RunState: (),
+        tfevents.TagPlugins: (),
+        attempts.AttemptTracker: (),
+        attempts._Tag: (),
+        AttemptStart: (),
+        HParamSource: (),
+    }
+    # A file's reading state: `LogFile` where the loader keeps identities.
+    for module, name in (
+        ("tb_multiframework.ingest.loader", "_FileState"),
+        ("tb_multiframework.ingest.logfile", "LogFile"),
+        ("tb_multiframework.ingest.repeats", "StepRepeats"),
+    ):
+        try:
+            cls = getattr(importlib.import_module(module), name)
+        except (ImportError, AttributeError):
+            continue
+        classes[cls] = ("remote_handle",) if name != "StepRepeats" else ()
+    return classes
+
+
+_STATE_CLASSES = _state_classes()
 
 
 def _consumed(state: Any) -> int:
