@@ -122,7 +122,8 @@ def pack_ints(values: np.ndarray) -> PackedInts:
 def pack_values(values: np.ndarray) -> np.ndarray:
     """float32 if that holds every value bit for bit, else float64."""
     values = np.ascontiguousarray(values, dtype=np.float64)
-    narrow = values.astype(np.float32)
+    with np.errstate(over="ignore"):  # too large for float32: kept float64
+        narrow = values.astype(np.float32)
     if np.array_equal(narrow.astype(np.float64).view(_U64), values.view(_U64)):
         return narrow
     return values.copy()
