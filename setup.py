@@ -75,6 +75,9 @@ setup(
         "tensorboard_plugins": [
             "tb_multiframework = tb_multiframework.plugin:MultiframeworkLoader",
         ],
+        "console_scripts": [
+            "tbmf = tb_multiframework.cli.main:entry_point",
+        ],
     },
     cmdclass={"build_py": BuildWithFrontend},
     classifiers=[

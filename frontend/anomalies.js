@@ -189,12 +189,15 @@ export function anomalyBadge(findings) {
     .slice(0, 12)
     .map((f) => `${KIND_LABELS[f.kind] ?? f.kind} · ${f.tag}: ${f.message}`);
   if (findings.length > 12) lines.push(`… and ${findings.length - 12} more`);
+  // Compact (a warning sign and the count) so that the run column stays
+  // narrow at 50 runs; the words are in the label and the tooltip.
+  const label = plural(findings.length, "anomaly", "anomalies");
   return h("span", {
     className: "tbmf-anomaly-badge",
-    text: plural(findings.length, "anomaly", "anomalies"),
-    title: `${kinds.join(", ")}\n\n${lines.join("\n")}`,
+    text: `⚠ ${findings.length}`,
+    title: `${label}: ${kinds.join(", ")}\n\n${lines.join("\n")}`,
     dataset: { kinds: findings.map((f) => f.kind).join(" ") },
-    attrs: { role: "note" },
+    attrs: { role: "note", "aria-label": label },
   });
 }
 

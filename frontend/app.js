@@ -1,6 +1,7 @@
 // The app shell: header with the view switcher, global banners, and the
 // active view. Views live in views/ and share one context (see ViewContext).
 
+import { bindColorScope } from "./colors.js";
 import { ensureStylesheet, h, icon } from "./dom.js";
 import { Catalog, errorText } from "./model.js";
 import { AppState, KEYS, VIEWS } from "./state.js";
@@ -82,6 +83,8 @@ export class App {
     this.theme = new Theme();
     this.state = new AppState();
     this.catalog = new Catalog();
+    // Run colours follow the runs on screen (the selection) and the pins.
+    bindColorScope(this.state, this.catalog);
     /** @type {(() => void) | null} */
     this._unmountView = null;
     /** @type {string | null} */

@@ -91,6 +91,7 @@ const ICON_PATHS = {
   check: "M9 16.17 4.83 12l-1.42 1.41L9 19 21 7l-1.41-1.41z",
   logScale:
     "M3 19h18v2H3v-2zm2-2V5h2v12H5zm4 0V9h2v8H9zm4 0v-5h2v5h-2zm4 0v-3h2v3h-2z",
+  tune: "M3 17v2h6v-2H3zM3 5v2h10V5H3zm10 16v-2h8v-2h-8v-2h-2v6h2zM7 9v2H3v2h4v2h2V9H7zm14 4v-2H11v2h10zm-6-4h2V7h4V5h-4V3h-2v6z",
 };
 
 /** @typedef {keyof typeof ICON_PATHS} IconName */

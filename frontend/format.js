@@ -95,3 +95,45 @@ export function formatTimestamp(epochSeconds) {
 export function plural(count, singular, plural = `${singular}s`) {
   return `${formatInt(count)} ${count === 1 ? singular : plural}`;
 }
+
+/**
+ * One unit in the last place of a float32 number of magnitude `scale`: the
+ * resolution of values as frameworks log them (TensorBoard's `simple_value`
+ * and VisualDL's values are float32).
+ * @param {number} scale
+ * @returns {number} 0 when `scale` is 0 or not finite
+ */
+export function float32Ulp(scale) {
+  const magnitude = Math.abs(scale);
+  if (!(magnitude > 0) || !Number.isFinite(magnitude)) return 0;
+  return 2 ** (Math.floor(Math.log2(magnitude)) - 23);
+}
+
+/**
+ * A difference `a − b` written to the precision of its operands: below one
+ * float32 ulp of the larger operand (`scale`) it is `0` (the two values are
+ * equal as logged, whatever float noise interpolation or smoothing left),
+ * and it keeps only the significant digits the operands carry (at most 5).
+ * So a difference of two losses near 0.5 reads `0`, not `−1.155e−8`.
+ * @param {number | string | null | undefined} value
+ * @param {number} scale the larger |operand| at that point
+ * @returns {string}
+ */
+export function formatDifference(value, scale) {
+  if (typeof value !== "number" || !Number.isFinite(value)) {
+    return formatValue(value);
+  }
+  const ulp = float32Ulp(scale);
+  if (ulp === 0) return formatValue(value);
+  const magnitude = Math.abs(value);
+  if (magnitude < ulp) return "0";
+  const digits = Math.min(
+    5,
+    Math.max(1, Math.floor(Math.log10(magnitude / ulp)) + 1),
+  );
+  const rounded = Number(value.toPrecision(digits));
+  if (Math.abs(rounded) < 1e-4 || Math.abs(rounded) >= 1e9) {
+    return rounded.toExponential(digits - 1);
+  }
+  return DECIMAL.format(rounded);
+}

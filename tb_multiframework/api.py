@@ -980,6 +980,20 @@ class Api:
             )
         return self._layout_store
 
+    # In-process callers (the `tbmf` command line).
+
+    def selections(
+        self, query: ScalarQuery
+    ) -> tuple[list[Selection], list[dict[str, str]]]:
+        """The (run, tag) series a `scalars` query names, and runs lacking them.
+
+        The same series, epoch maps and run facts the routes compute with.
+
+        Raises:
+          NotFound: an unknown run, metric or tag.
+        """
+        return self._selections(query)
+
     # Anomalies.
 
     def anomalies(self, query: AnomalyQuery) -> Encoded:

@@ -11,6 +11,7 @@ its imports stay light.
 
 from __future__ import annotations
 
+import datetime
 import json
 import math
 import mimetypes
@@ -23,37 +24,24 @@ from tensorboard.backend import http_util
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
-from tb_multiframework import allocator, api
+from tb_multiframework import allocator, api, wiring
 from tb_multiframework.anomaly_api import AnomalyQuery
-from tb_multiframework.config import ConfigFile, default_config_path
-from tb_multiframework.core import aggregate, groups, histdiff
+from tb_multiframework.core import aggregate, filenames, groups, histdiff
 from tb_multiframework.core.aggregation import BATCH_VIEWS
 from tb_multiframework.core.anomalies import parse_kinds
 from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
-from tb_multiframework.layout_store import (
-    LayoutExistsError,
-    LayoutStore,
-    LayoutStoreError,
-    resolve_layouts_path,
-)
+from tb_multiframework.layout_store import LayoutExistsError, LayoutStoreError
 from tb_multiframework.scalar_views import ATTEMPT_MODES
-from tb_multiframework.sources import SOURCES, make_source
-from tb_multiframework.store import Store
+from tb_multiframework.sources import SOURCES
+from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"
 _MAX_BODY_BYTES = 512 * 1024  # bytes of a POST body
 _MAX_ARG_CHARS = 4096  # characters of one query argument
 _MAX_RUNS = 200  # `run` arguments in one request
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
-# A wheel ships the frontend in static/; a source checkout (or an editable
-# install) serves frontend/ beside the package.
-_STATIC_DIRS = (
-    os.path.join(_PACKAGE_DIR, "static"),
-    os.path.join(os.path.dirname(_PACKAGE_DIR), "frontend"),
-)
 _STATIC_TYPES = {
     ".js": "text/javascript",
     ".css": "text/css",
@@ -63,14 +51,6 @@ _STATIC_TYPES = {
     ".json": "application/json",
     ".txt": "text/plain",
 }
-
-
-def static_dir() -> str | None:
-    """The directory the frontend is served from, or None if missing."""
-    for candidate in _STATIC_DIRS:
-        if os.path.isfile(os.path.join(candidate, "index.js")):
-            return candidate
-    return None
 
 
 class MultiframeworkLoader(base_plugin.TBLoader):
@@ -138,27 +118,20 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         allocator.keep_freed_memory()  # series are decoded per request
         flags = context.flags
         self._logdir = context.logdir or ""
-        flag_config = getattr(flags, "tbmf_config", "") or ""
-        config_file = ConfigFile(
-            flag_config or default_config_path(self._logdir),
-            optional=not flag_config,
-        )
-        config_file.refresh()
-        store = Store()
-        self._loader, self._source_reason = make_source(
-            getattr(flags, "tbmf_source", "auto") or "auto",
-            logdir=self._logdir,
+        # TensorBoard hands plugins no logdir under --logdir_spec.
+        self._logdir_spec = getattr(flags, "logdir_spec", "") or ""
+        stack = wiring.build_stack(
+            self._logdir,
+            logdir_spec=self._logdir_spec,
+            config_path=getattr(flags, "tbmf_config", "") or "",
+            layouts_dir=getattr(flags, "tbmf_layouts_dir", "") or None,
+            source=getattr(flags, "tbmf_source", "auto") or "auto",
             data_provider=context.data_provider,
             flags=flags,
-            store=store,
-            config=lambda: config_file.config,
+            cache_dir=getattr(flags, "tbmf_cache_dir", "") or "",
         )
-        layout_store, reason = _layout_store(
-            self._logdir, getattr(flags, "tbmf_layouts_dir", "") or None
-        )
-        self._api = api.Api(
-            store, self._loader, config_file, layout_store, reason
-        )
+        self._loader = stack.loader
+        self._api = stack.api
         if self._loader is not None:
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
             blocking = getattr(flags, "reload_task", "auto") == "blocking"
@@ -232,10 +205,20 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     def export_route(self, request: wrappers.Request) -> wrappers.Response:
         def run() -> wrappers.Response:
             fmt = _choice(request, "format", ("csv", "json"), "csv")
-            body, content_type = self._api.export(_scalar_query(request), fmt)
+            query = _scalar_query(request)
+            body, content_type = self._api.export(query, fmt)
             response = http_util.Respond(request, body, content_type)
+            # Named after what it holds; the name is reduced to [A-Za-z0-9._-]
+            # so a hostile tag cannot shape the header or the file name.
+            name = filenames.export_filename(
+                metric=query.metric,
+                tag=query.tag,
+                x=query.x,
+                fmt=fmt,
+                date=datetime.date.today(),
+            )
             response.headers["Content-Disposition"] = (
-                f'attachment; filename="tb_multiframework_export.{fmt}"'
+                f'attachment; filename="{name}"'
             )
             return response
 
@@ -329,18 +312,6 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         return _answer(
             request, lambda: self._api.anomalies(_anomaly_query(request))
         )
-
-
-def _layout_store(
-    logdir: str, flag_dir: str | None
-) -> tuple[LayoutStore | None, str]:
-    if not logdir and not flag_dir:
-        return None, "no logdir"
-    try:
-        path, reason = resolve_layouts_path(logdir, flag_dir=flag_dir)
-    except (OSError, ValueError) as error:
-        return None, f"no writable place for layouts: {error}"
-    return LayoutStore(path), reason
 
 
 # Arguments.

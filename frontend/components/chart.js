@@ -18,11 +18,34 @@
 // resolution) instead of only stretching what is drawn; `xRange` then holds
 // the window across data updates. The element carries the instance as
 // `element.tbmfChart` (browser tests and devtools read uPlot's data there).
+// With many series: the tooltip lists the series under the cursor first
+// (charttooltip.js), "ignore outliers" fits y to the bulk of the values and
+// marks what it leaves out at the edge (chartmarks.js), the legend scrolls.
 
 import uPlot from "../vendor/uplot/uPlot.esm.js";
-import { colorForRun, withAlpha } from "../colors.js";
-import { ensureStylesheet, h, icon, setChildren } from "../dom.js";
+import { styleFor, withAlpha } from "../colors.js";
+import { ensureStylesheet, h, icon } from "../dom.js";
 import { formatValue } from "../format.js";
+import { markInput } from "../perf.js";
+import { tooltipRows } from "../prefs.js";
+import {
+  drawClipped,
+  drawMarkers,
+  findClipped,
+  findMarkers,
+  robustRange,
+  rowWindow,
+} from "./chartmarks.js";
+import {
+  cleanValues,
+  DATA_OPTIONS,
+  defaultFormatX,
+  ownPoints,
+  sameKeys,
+  seriesKey,
+  sparse,
+} from "./chartseries.js";
+import { ChartTooltip, swatchStyle } from "./charttooltip.js";
 import {
   axisStyle,
   fitAxisSize,
@@ -34,14 +57,15 @@ ensureStylesheet(new URL("../vendor/uplot/uPlot.min.css", import.meta.url));
 
 /** Plot height in CSS pixels when the options give none. */
 export const DEFAULT_HEIGHT = 240;
-/** Most series rows a tooltip lists before summarising the rest. */
+/** Most series rows a tooltip lists when the options cap it (compat). */
 export const MAX_TOOLTIP_ROWS = 20;
+/** Series beyond which uPlot draws no cursor dots (the hovered one gets
+ * its own) and the legend turns compact. */
+const MANY_SERIES = 12;
 /** Opacity of a min/max band's fill. */
 const BAND_ALPHA = 0.18;
 /** Class of the hidden series that carry band edges (no cursor points). */
 const BAND_CLASS = "tbmf-band-edge";
-/** Size of a non-finite value's marker, in CSS pixels. */
-const MARKER_SIZE = 5;
 /** Narrowest drag, in CSS pixels, taken as a zoom (not a stray click). */
 const MIN_ZOOM_DRAG_PX = 3;
 
@@ -66,6 +90,8 @@ const MIN_ZOOM_DRAG_PX = 3;
  * @property {string} [note] short muted text after the legend label, e.g.
  *     `175 of 400 points`
  * @property {boolean} [markers] mark non-finite values (default true)
+ * @property {(value: number, x: number) => string} [format] the tooltip's
+ *     text for a value of this series (default: the chart's `formatY`)
  *
  * @typedef {Object} ChartOptions
  * @property {ChartSeries[]} series
@@ -91,24 +117,33 @@ const MIN_ZOOM_DRAG_PX = 3;
  * @property {(min: number, max: number) => void} [onZoom] called when the
  *     user drags a window on this chart (not on a synced one)
  * @property {() => void} [onZoomReset] called on a double-click
- * @property {(u: uPlot) => void} [onDraw] called after every redraw (zoom,
- *     resize, new data), to draw over the plot (e.g. anomaly markers)
+ * @property {boolean} [ignoreOutliers] fit y to the 0.5–99.5 percentile
+ *     range of the drawn values (plus a margin) and mark the points it
+ *     leaves out at the plot's edge (default false)
+ * @property {number} [tooltipRows] rows the tooltip lists (default: the
+ *     user's preference, prefs.js)
+ * @property {(chart: Chart) => void} [onDraw] called after every redraw
+ *     (zoom, resize, new data), to draw over the plot (e.g. anomaly
+ *     markers: `chart.uplot`)
  */
 
 /**
- * @typedef {Object} Marker a non-finite value, drawn at the plot's edge
- * @property {number} x
- * @property {'nan' | 'inf' | '-inf'} kind
+ * @typedef {import("./chartmarks.js").Marker} Marker
+ * @typedef {import("./chartmarks.js").ClippedPoint} ClippedPoint
+ */
 
 /**
  * @typedef {Object} SeriesSlot where an input series lives in uPlot's data
  * @property {ChartSeries} spec
  * @property {string} key
  * @property {string} color
+ * @property {readonly number[] | null | undefined} dash
  * @property {number} index its line
  * @property {number | null} upper band upper edge
  * @property {number | null} lower band lower edge
  * @property {Marker[]} markers
+ * @property {number[]} ownX the series' own x (not the joined rows)
+ * @property {(number | null)[]} ownY its drawable values on ownX
  */
 
 /**
@@ -165,10 +200,18 @@ export class Chart {
     );
     this._plot = h("div", { className: "tbmf-chart__plot" });
     this._empty = h("div", { className: "tbmf-chart__empty" });
-    this._tooltip = h("div", {
-      className: "tbmf-chart__tooltip",
-      attrs: { role: "tooltip", hidden: true },
-    });
+    this._tip = new ChartTooltip();
+    this._tooltip = this._tip.element;
+    /** The pointer is over this chart's plot (synced charts move their
+     * hairline but show no tooltip: one tooltip at a time). */
+    this._pointerIn = false;
+    /** @type {import("./charttooltip.js").Hovered | null} */
+    this._hovered = null;
+    /** @type {ClippedPoint[]} */
+    this._clipped = [];
+    /** @type {{key: string, range: [number, number] | null} | null} */
+    this._rangeMemo = null;
+    this._dataVersion = 0;
     this._legend = h("div", {
       className: "tbmf-chart__legend",
       attrs: { role: "list" },
@@ -213,11 +256,26 @@ export class Chart {
       label: slot.spec.label,
       run: slot.spec.run,
       color: slot.color,
+      dash: slot.dash ?? null,
       index: slot.index,
       upper: slot.upper,
       lower: slot.lower,
       markers: slot.markers,
     }));
+  }
+
+  /**
+   * Points left out of the y range by "ignore outliers" (drawn as marks at
+   * the plot's edge), as of the last draw.
+   * @returns {ClippedPoint[]}
+   */
+  get clipped() {
+    return this._clipped;
+  }
+
+  /** @returns {string | null} key of the series under the cursor */
+  get hoveredKey() {
+    return this._hovered?.slot.key ?? null;
   }
 
   /** @returns {boolean} */
@@ -235,14 +293,14 @@ export class Chart {
     const previous = this._options;
     this._options = { ...previous, ...options };
     const onlyData =
-      Object.keys(options).every(
-        (key) => key === "series" || key === "xRange",
-      ) && sameKeys(previous.series, this._options.series);
+      Object.keys(options).every((key) => DATA_OPTIONS.has(key)) &&
+      sameKeys(previous.series, this._options.series);
     if (onlyData && this._uplot) {
       const { data, slots } = this._layout(this._options.series);
       // Same keys, so the same columns: only the specs (labels, notes) and
-      // markers move.
+      // markers move. setData ranges y again (outliers on or off).
       this._slots = slots;
+      this._dataVersion++;
       this._uplot.setData(data);
       this._applyXRange();
       this._renderLegend();
@@ -266,17 +324,31 @@ export class Chart {
   setSeriesVisible(key, show) {
     if (show) this._hidden.delete(key);
     else this._hidden.add(key);
+    this._dataVersion++;
     const u = this._uplot;
     if (u) {
-      for (const slot of this._slots) {
-        if (slot.key !== key && slot.spec.linkedTo !== key) continue;
-        const visible = this._isVisible(slot);
-        for (const index of [slot.index, slot.upper, slot.lower]) {
-          if (index !== null) u.setSeries(index, { show: visible });
+      // One redraw for all of it; uPlot ranges y again over the series
+      // shown (the robust range too: _dataVersion moved).
+      u.batch(() => {
+        for (const slot of this._slots) {
+          if (slot.key !== key && slot.spec.linkedTo !== key) continue;
+          const visible = this._isVisible(slot);
+          for (const index of [slot.index, slot.upper, slot.lower]) {
+            if (index !== null) u.setSeries(index, { show: visible });
+          }
         }
-      }
+      });
     }
-    this._renderLegend();
+    this._updateLegendItem(key);
+  }
+
+  /**
+   * Turns "ignore outliers" on or off without fetching or rebuilding.
+   * @param {boolean} on
+   */
+  setIgnoreOutliers(on) {
+    if (Boolean(on) === Boolean(this._options.ignoreOutliers)) return;
+    this.update({ ignoreOutliers: Boolean(on) });
   }
 
   /**
@@ -320,6 +392,8 @@ export class Chart {
     const formatX = options.formatX ?? defaultFormatX(options.xType);
     const formatY = options.formatY ?? formatValue;
     const axisBase = axisStyle();
+    const many = slots.length > MANY_SERIES;
+    this._dataVersion++;
 
     /** @type {uPlot.Series[]} */
     const series = [{ label: options.xLabel ?? "x" }];
@@ -331,16 +405,21 @@ export class Chart {
         label: slot.spec.label,
         stroke: slot.color,
         width: slot.spec.width ?? 1.5,
-        dash: slot.spec.dash,
+        dash: slot.dash ? [...slot.dash] : undefined,
         alpha: slot.spec.alpha,
         show: visible,
         spanGaps: false,
         points: {
-          show: pointsShow,
+          show: (/** @type {uPlot} */ u) => sparse(slot, u),
           size: 5,
           width: 1,
           fill: slot.color,
         },
+        // With many series one cursor dot (the hovered series') is drawn
+        // by the chart instead of a column of dots, and lines are built
+        // from each series' own points.
+        ...(many ? { cursor: { show: false } } : {}),
+        ...(many && slot.upper === null ? { paths: ownPoints(slot) } : {}),
         value: (_u, v) => (v == null ? "—" : formatY(v)),
       };
       if (slot.upper !== null && slot.lower !== null) {
@@ -369,7 +448,6 @@ export class Chart {
       legend: { show: false },
       // Room on the right for the last x tick's label.
       padding: [8, 16, 0, 0],
-      focus: { alpha: 0.35 },
       cursor: {
         // A vertical hairline only, as in TensorBoard's own charts.
         y: false,
@@ -384,8 +462,11 @@ export class Chart {
             return null;
           },
         },
-        focus: { prox: 24 },
-        points: { size: 7, width: 2 },
+        // No focus dimming: it redraws every series whenever the nearest
+        // one changes (slow at 50 runs); the hovered series is drawn bold
+        // on an overlay instead.
+        focus: { prox: -1 },
+        points: { show: !many, size: 7, width: 2 },
         ...(options.syncKey
           ? {
               sync: {
@@ -398,7 +479,10 @@ export class Chart {
       },
       scales: {
         x: { time: options.xType === "time" },
-        y: this.logY ? { distr: 3, log: 10 } : { distr: 1 },
+        y: {
+          ...(this.logY ? { distr: 3, log: 10 } : { distr: 1 }),
+          range: (u, min, max) => this._yRange(u, min, max),
+        },
       },
       axes: [
         {
@@ -432,16 +516,23 @@ export class Chart {
         setCursor: [() => this._renderTooltip()],
         setSize: [() => this._hideTooltip()],
         setSelect: [(u) => this._onSelect(u)],
-        draw: [
-          (u) => {
-            this._drawMarkers(u);
-            this._options.onDraw?.(u);
-          },
-        ],
+        draw: [(u) => this._afterDraw(u)],
       },
     };
     this._uplot = new uPlot(opts, data, this._plot);
-    this._uplot.over.addEventListener("mouseleave", () => this._hideTooltip());
+    const over = this._uplot.over;
+    this._highlight = h("canvas", { className: "tbmf-chart__highlight" });
+    over.appendChild(this._highlight);
+    over.addEventListener("mouseenter", () => {
+      this._pointerIn = true;
+    });
+    over.addEventListener("mousemove", () => {
+      this._pointerIn = true;
+    });
+    over.addEventListener("mouseleave", () => {
+      this._pointerIn = false;
+      this._hideTooltip();
+    });
     this._applyXRange();
     this._renderLegend();
     this._renderEmpty();
@@ -479,52 +570,144 @@ export class Chart {
   }
 
   /**
-   * Marks non-finite values: ▲ at the top for +Inf, ▼ at the bottom for
-   * −Inf, a hollow circle at the top for NaN, in the series' colour.
+   * After each draw: non-finite markers, clipped-outlier marks, the
+   * hovered series' overlay, then the owner's hook.
    * @param {uPlot} u
    */
-  _drawMarkers(u) {
-    const { ctx } = u;
-    const { left, top, width, height } = u.bbox;
-    const size = MARKER_SIZE * devicePixelRatio;
-    const xScale = u.scales.x;
-    ctx.save();
-    ctx.lineWidth = 1.5 * devicePixelRatio;
-    for (const slot of this._slots) {
-      if (slot.markers.length === 0 || !this._isVisible(slot)) continue;
-      ctx.fillStyle = slot.color;
-      ctx.strokeStyle = slot.color;
-      for (const marker of slot.markers) {
-        if (
-          xScale.min == null ||
-          xScale.max == null ||
-          marker.x < xScale.min ||
-          marker.x > xScale.max
-        ) {
-          continue;
-        }
-        const cx = u.valToPos(marker.x, "x", true);
-        if (cx < left - 1 || cx > left + width + 1) continue;
-        ctx.beginPath();
-        if (marker.kind === "inf") {
-          const y = top + 1;
-          ctx.moveTo(cx, y);
-          ctx.lineTo(cx - size, y + 1.6 * size);
-          ctx.lineTo(cx + size, y + 1.6 * size);
-          ctx.closePath();
-          ctx.fill();
-        } else if (marker.kind === "-inf") {
-          const y = top + height - 1;
-          ctx.moveTo(cx, y);
-          ctx.lineTo(cx - size, y - 1.6 * size);
-          ctx.lineTo(cx + size, y - 1.6 * size);
-          ctx.closePath();
-          ctx.fill();
-        } else {
-          ctx.arc(cx, top + size + 2, size * 0.8, 0, 2 * Math.PI);
-          ctx.stroke();
+  _afterDraw(u) {
+    const visible = this._slots.filter((slot) => this._isVisible(slot));
+    drawMarkers(u, visible);
+    this._clipped = this._options.ignoreOutliers
+      ? findClipped(
+          u,
+          visible.map((slot) => ({
+            key: slot.key,
+            xs: slot.ownX,
+            ys: slot.ownY,
+          })),
+        )
+      : [];
+    drawClipped(
+      u,
+      this._clipped,
+      new Map(visible.map((slot) => [slot.key, slot.color])),
+    );
+    this._drawHighlight();
+    this._options.onDraw?.(this);
+  }
+
+  /**
+   * uPlot's y range: its own, or with "ignore outliers" the robust range
+   * of the values drawn in the x window (memoised per data and window).
+   * @param {uPlot} u
+   * @param {number} min
+   * @param {number} max
+   * @returns {uPlot.Range.MinMax}
+   */
+  _yRange(u, min, max) {
+    const log = this.logY;
+    const fallback = () =>
+      log ? uPlot.rangeLog(min, max, 10, true) : uPlot.rangeNum(min, max, 0.1, true);
+    if (!this._options.ignoreOutliers || min == null || max == null) {
+      return fallback();
+    }
+    const xs = /** @type {number[]} */ (u.data[0]);
+    const xMin = u.scales.x.min ?? xs[0];
+    const xMax = u.scales.x.max ?? xs[xs.length - 1];
+    const key = `${this._dataVersion}:${xMin}:${xMax}:${log}`;
+    if (this._rangeMemo?.key !== key) {
+      /** @type {number[]} */
+      const values = [];
+      for (const slot of this._slots) {
+        if (!this._isVisible(slot)) continue;
+        const [first, last] = rowWindow(slot.ownX, xMin, xMax);
+        for (let i = first; i <= last; i++) {
+          const v = slot.ownY[i];
+          if (v != null) values.push(log ? Math.log10(v) : v);
         }
       }
+      const lo = log ? Math.log10(min) : min;
+      const hi = log ? Math.log10(max) : max;
+      const robust = robustRange(Float64Array.from(values), lo, hi);
+      this._rangeMemo = {
+        key,
+        range: robust && (log ? [10 ** robust[0], 10 ** robust[1]] : robust),
+      };
+    }
+    const range = this._rangeMemo.range;
+    if (!range) return fallback();
+    // A little room so the bulk does not touch the edges; log y keeps it
+    // in decades' proportion.
+    if (log) return [range[0] / 1.05, range[1] * 1.05];
+    const pad = (range[1] - range[0]) * 0.02;
+    return [range[0] - pad, range[1] + pad];
+  }
+
+  /** Draws the hovered series bold on the overlay canvas (or clears it). */
+  _drawHighlight() {
+    const u = this._uplot;
+    const canvas = this._highlight;
+    if (!u || !canvas) return;
+    const ratio = devicePixelRatio;
+    const width = Math.round(u.bbox.width);
+    const height = Math.round(u.bbox.height);
+    if (canvas.width !== width || canvas.height !== height) {
+      canvas.width = width;
+      canvas.height = height;
+      canvas.style.width = `${width / ratio}px`;
+      canvas.style.height = `${height / ratio}px`;
+    }
+    const ctx = canvas.getContext("2d");
+    if (!ctx) return;
+    ctx.clearRect(0, 0, width, height);
+    const hovered = this._hovered;
+    const slot = hovered
+      ? this._slots.find((s) => s.key === hovered.slot.key)
+      : undefined;
+    // Out of the layout tree when unused: nothing to composite.
+    canvas.hidden = !hovered || !this._pointerIn || !slot || !this._isVisible(slot);
+    if (canvas.hidden || !hovered || !slot) return;
+    const xs = slot.ownX;
+    const ys = slot.ownY;
+    const { min: xMin, max: xMax } = u.scales.x;
+    if (xMin == null || xMax == null) return;
+    const [first, last] = rowWindow(xs, xMin, xMax);
+    const left = u.bbox.left;
+    const top = u.bbox.top;
+    ctx.save();
+    ctx.strokeStyle = slot.color;
+    ctx.lineWidth = 2.5 * ratio;
+    ctx.lineJoin = "round";
+    if (slot.dash) ctx.setLineDash(slot.dash.map((d) => d * ratio));
+    ctx.beginPath();
+    let drawing = false;
+    const from = Math.max(0, first - 1);
+    const to = Math.min(xs.length - 1, last + 1);
+    for (let i = from; i <= to; i++) {
+      const v = ys[i];
+      if (v === null) {
+        drawing = false;
+        continue;
+      }
+      const px = u.valToPos(xs[i], "x", true) - left;
+      const py = u.valToPos(v, "y", true) - top;
+      if (drawing) ctx.lineTo(px, py);
+      else ctx.moveTo(px, py);
+      drawing = true;
+    }
+    ctx.stroke();
+    const v = u.data[slot.index][hovered.row];
+    if (v != null) {
+      const px = u.valToPos(u.data[0][hovered.row], "x", true) - left;
+      const py = Math.min(
+        Math.max(u.valToPos(v, "y", true) - top, 0),
+        height,
+      );
+      ctx.setLineDash([]);
+      ctx.fillStyle = slot.color;
+      ctx.beginPath();
+      ctx.arc(px, py, 4 * ratio, 0, 2 * Math.PI);
+      ctx.fill();
     }
     ctx.restore();
   }
@@ -544,6 +727,8 @@ export class Chart {
     const slots = [];
     let column = 1;
     for (const spec of input) {
+      // Plain arrays or typed arrays alike (model.js may decode compact
+      // payloads into Float64Array).
       const x = Array.from(spec.x, Number);
       const columns = [cleanValues(spec.y, x.length, logY)];
       const hasBand = spec.yMin != null && spec.yMax != null;
@@ -559,14 +744,20 @@ export class Chart {
       // Retain explicit nulls as gaps; alignment holes stay undefined and
       // are spanned, so a run with sparser steps still draws one line.
       nullModes.push([0, ...columns.map(() => 1)]);
+      const style = spec.color
+        ? { color: spec.color, dash: null }
+        : styleFor(spec.run ?? spec.label);
       slots.push({
         spec,
         key: seriesKey(spec),
-        color: spec.color ?? colorForRun(spec.run ?? spec.label),
+        color: style.color,
+        dash: spec.dash ?? style.dash,
         index: column,
         upper: hasBand ? column + 1 : null,
         lower: hasBand ? column + 2 : null,
         markers: spec.markers === false ? [] : findMarkers(x, spec.y),
+        ownX: x,
+        ownY: columns[0],
       });
       column += columns.length;
     }
@@ -585,33 +776,45 @@ export class Chart {
     const show = this._options.legend !== false;
     this._legend.hidden = !show;
     if (!show) return;
+    const listed = this._slots.filter((slot) => slot.spec.legend !== false);
+    // Many entries: columns in a box of a few lines that scrolls, notes in
+    // the entry's tooltip, so the legend never pushes the chart away.
+    const compact = listed.length > MANY_SERIES;
+    this._legend.classList.toggle("is-compact", compact);
     this._legend.replaceChildren(
-      ...this._slots
-        .filter((slot) => slot.spec.legend !== false)
-        .map((slot) => {
+      ...listed.map((slot) => {
           const hidden = this._hidden.has(slot.key);
           return h(
             "button",
             {
               className: `tbmf-chart__legend-item${hidden ? " is-off" : ""}`,
-              title: hidden ? "Show this series" : "Hide this series",
+              title:
+                (compact
+                  ? `${slot.spec.label}${slot.spec.note ? ` (${slot.spec.note})` : ""}\n`
+                  : "") + (hidden ? "Show this series" : "Hide this series"),
               attrs: {
                 type: "button",
                 role: "listitem",
                 "aria-pressed": String(!hidden),
               },
               dataset: { key: slot.key },
-              on: { click: () => this.setSeriesVisible(slot.key, hidden) },
+              on: {
+                click: (event) => {
+                  markInput("legend", event);
+                  // Read now: the entry is updated in place, not rebuilt.
+                  this.setSeriesVisible(slot.key, this._hidden.has(slot.key));
+                },
+              },
             },
             h("span", {
               className: "tbmf-chart__swatch",
-              style: swatchStyle(slot),
+              style: swatchStyle(slot.color, slot.dash),
             }),
             h("span", {
               className: "tbmf-chart__label",
               text: slot.spec.label,
             }),
-            slot.spec.note
+            slot.spec.note && !compact
               ? h("span", {
                   className: "tbmf-chart__note",
                   text: slot.spec.note,
@@ -620,6 +823,29 @@ export class Chart {
           );
         }),
     );
+  }
+
+  /**
+   * Flips one legend entry in place (rebuilding 50 entries for one click
+   * costs a layout of all of them).
+   * @param {string} key
+   */
+  _updateLegendItem(key) {
+    const item = [...this._legend.children].find(
+      (child) => /** @type {HTMLElement} */ (child).dataset.key === key,
+    );
+    if (!item) {
+      this._renderLegend();
+      return;
+    }
+    const hidden = this._hidden.has(key);
+    item.classList.toggle("is-off", hidden);
+    item.setAttribute("aria-pressed", String(!hidden));
+    const action = hidden ? "Show this series" : "Hide this series";
+    const title = /** @type {HTMLElement} */ (item).title;
+    /** @type {HTMLElement} */ (item).title = title.includes("\n")
+      ? `${title.slice(0, title.lastIndexOf("\n"))}\n${action}`
+      : action;
   }
 
   _renderEmpty() {
@@ -634,105 +860,58 @@ export class Chart {
   }
 
   _hideTooltip() {
-    this._tooltip.hidden = true;
+    this._tip.hide();
+    if (this._hovered) {
+      this._hovered = null;
+      this._drawHighlight();
+    }
   }
 
   _renderTooltip() {
     const u = this._uplot;
-    if (!u || this._options.tooltip === false) return;
-    const idx = u.cursor.idx;
-    if (idx == null || u.cursor.left == null || u.cursor.left < 0) {
+    if (!u || this._options.tooltip === false || !this._pointerIn) {
       this._hideTooltip();
       return;
     }
-    const formatX =
-      this._options.formatX ?? defaultFormatX(this._options.xType);
-    const formatY = this._options.formatY ?? formatValue;
-    const xs = /** @type {number[]} */ (u.data[0]);
-    const hoveredX = xs[idx];
-    const rows = [];
-    /** @param {SeriesSlot} slot @param {number | null} seriesIdx */
-    const valueText = (slot, seriesIdx) => {
-      if (seriesIdx == null) return "—";
-      const value = u.data[slot.index][seriesIdx];
-      if (value != null) return formatY(value);
-      const marker = slot.markers.find((m) => m.x === xs[seriesIdx]);
-      return marker ? MARKER_TEXT[marker.kind] : "—";
-    };
+    /** @type {Map<string, SeriesSlot>} */
+    const linked = new Map();
     for (const slot of this._slots) {
-      if (slot.spec.legend === false || !this._isVisible(slot)) continue;
-      const seriesIdx = u.cursor.idxs?.[slot.index] ?? idx;
-      const atX = seriesIdx == null ? null : xs[seriesIdx];
-      const linked = this._slots.find(
-        (other) => other.spec.linkedTo === slot.key && other !== slot,
-      );
-      const linkedIdx = linked ? (u.cursor.idxs?.[linked.index] ?? idx) : null;
-      rows.push(
-        h(
-          "div",
-          {
-            className: "tbmf-chart__tooltip-row",
-            dataset: { key: slot.key },
-          },
-          h("span", {
-            className: "tbmf-chart__swatch",
-            style: { "--swatch": slot.color },
-          }),
-          h("span", { className: "tbmf-chart__label", text: slot.spec.label }),
-          h("span", {
-            className: "tbmf-chart__value",
-            text: valueText(slot, seriesIdx),
-          }),
-          linked
-            ? h("span", {
-                className: "tbmf-chart__raw",
-                title: "Value as logged (before smoothing)",
-                text: valueText(linked, linkedIdx),
-              })
-            : null,
-          atX != null && atX !== hoveredX
-            ? h("span", {
-                className: "tbmf-chart__at",
-                text: `@ ${formatX(atX)}`,
-              })
-            : null,
-        ),
-      );
+      if (slot.spec.linkedTo && this._isVisible(slot)) {
+        linked.set(slot.spec.linkedTo, slot);
+      }
     }
-    if (rows.length === 0) {
-      this._hideTooltip();
-      return;
+    const tipSlot = (/** @type {SeriesSlot} */ slot) => ({
+      key: slot.key,
+      label: slot.spec.label,
+      color: slot.color,
+      dash: slot.dash,
+      index: slot.index,
+      markers: slot.markers,
+      format: slot.spec.format,
+      linked: null,
+    });
+    const slots = this._slots
+      .filter((slot) => slot.spec.legend !== false && this._isVisible(slot))
+      .map((slot) => {
+        const raw = linked.get(slot.key);
+        return { ...tipSlot(slot), linked: raw ? tipSlot(raw) : null };
+      });
+    const hovered = this._tip.render({
+      u,
+      slots,
+      xLabel: this._options.xLabel ?? "x",
+      formatX: this._options.formatX ?? defaultFormatX(this._options.xType),
+      formatY: this._options.formatY ?? formatValue,
+      maxRows: this._options.tooltipRows ?? tooltipRows(),
+    });
+    const before = this._hovered;
+    this._hovered = hovered;
+    if (
+      before?.slot.key !== hovered?.slot.key ||
+      before?.row !== hovered?.row
+    ) {
+      this._drawHighlight();
     }
-    const extra = rows.length - MAX_TOOLTIP_ROWS;
-    setChildren(
-      this._tooltip,
-      h("div", {
-        className: "tbmf-chart__tooltip-head",
-        text: `${this._options.xLabel ?? "x"} ${formatX(hoveredX)}`,
-      }),
-      ...rows.slice(0, MAX_TOOLTIP_ROWS),
-      extra > 0
-        ? h("div", { className: "tbmf-chart__more", text: `+${extra} more` })
-        : null,
-    );
-    this._tooltip.hidden = false;
-    this._placeTooltip(u);
-  }
-
-  /** @param {uPlot} u */
-  _placeTooltip(u) {
-    const box = this.element.getBoundingClientRect();
-    const over = u.over.getBoundingClientRect();
-    const left = over.left - box.left + (u.cursor.left ?? 0);
-    const top = over.top - box.top + (u.cursor.top ?? 0);
-    const width = this._tooltip.offsetWidth;
-    const height = this._tooltip.offsetHeight;
-    const gap = 14;
-    let x = left + gap;
-    if (x + width > box.width) x = Math.max(0, left - gap - width);
-    let y = top + gap;
-    if (y + height > box.height) y = Math.max(0, top - gap - height);
-    this._tooltip.style.transform = `translate(${Math.round(x)}px, ${Math.round(y)}px)`;
   }
 
   _scheduleResize() {
@@ -744,121 +923,4 @@ export class Chart {
       fitWidth(u, this._plot, this._options.height ?? DEFAULT_HEIGHT);
     });
   }
-}
-
-/**
- * A legend swatch in the series' colour, dashed like its line.
- * @param {SeriesSlot} slot
- * @returns {Record<string, string>}
- */
-function swatchStyle(slot) {
-  /** @type {Record<string, string>} */
-  const style = { "--swatch": slot.color };
-  const dash = slot.spec.dash;
-  if (dash && dash.length >= 2) {
-    const on = Math.max(1, Math.min(dash[0], 5));
-    const off = Math.max(1, Math.min(dash[1], 3));
-    style.background = `repeating-linear-gradient(90deg, ${slot.color} 0 ${on}px, transparent ${on}px ${on + off}px)`;
-  }
-  return style;
-}
-
-/** Tooltip text of a non-finite value. */
-const MARKER_TEXT = Object.freeze({ nan: "NaN", inf: "+Inf", "-inf": "−Inf" });
-
-/**
- * The non-finite values of a series: numbers (NaN, ±Infinity) or the
- * server's strings ("NaN", "Infinity", "-Infinity").
- * @param {number[]} x
- * @param {ArrayLike<number | string | null>} y
- * @returns {Marker[]}
- */
-function findMarkers(x, y) {
-  /** @type {Marker[]} */
-  const markers = [];
-  for (let i = 0; i < x.length; i++) {
-    const v = y[i];
-    if (v == null || (typeof v === "number" && Number.isFinite(v))) continue;
-    const n = Number(v);
-    if (Number.isNaN(n)) markers.push({ x: x[i], kind: "nan" });
-    else if (n === Infinity) markers.push({ x: x[i], kind: "inf" });
-    else if (n === -Infinity) markers.push({ x: x[i], kind: "-inf" });
-  }
-  return markers;
-}
-
-/**
- * @param {ChartSeries} spec
- * @returns {string}
- */
-function seriesKey(spec) {
-  return spec.key ?? spec.label;
-}
-
-/**
- * @param {ChartSeries[]} a
- * @param {ChartSeries[]} b
- * @returns {boolean} whether both list the same series keys and bands
- */
-function sameKeys(a, b) {
-  if (a.length !== b.length) return false;
-  return a.every(
-    (spec, i) =>
-      seriesKey(spec) === seriesKey(b[i]) &&
-      (spec.yMin != null) === (b[i].yMin != null) &&
-      spec.color === b[i].color &&
-      spec.run === b[i].run &&
-      spec.label === b[i].label &&
-      spec.linkedTo === b[i].linkedTo &&
-      spec.legend === b[i].legend &&
-      spec.width === b[i].width &&
-      spec.alpha === b[i].alpha &&
-      String(spec.dash ?? "") === String(b[i].dash ?? ""),
-  );
-}
-
-/**
- * Copies values as numbers: anything not finite (NaN, the server's "NaN"
- * strings, ±Infinity) and, on log y, anything not positive becomes `null`.
- * @param {ArrayLike<number | null>} values
- * @param {number} length the x length (missing trailing values are gaps)
- * @param {boolean} logY
- * @returns {(number | null)[]}
- */
-function cleanValues(values, length, logY) {
-  const out = new Array(length);
-  for (let i = 0; i < length; i++) {
-    const v = values[i];
-    out[i] =
-      typeof v === "number" && Number.isFinite(v) && (!logY || v > 0)
-        ? v
-        : null;
-  }
-  return out;
-}
-
-/**
- * Draws point markers only for sparse series (e.g. one value an epoch).
- * @param {uPlot} u
- * @param {number} seriesIdx
- * @param {number} idx0
- * @param {number} idx1
- * @returns {boolean}
- */
-function pointsShow(u, seriesIdx, idx0, idx1) {
-  const values = u.data[seriesIdx];
-  let count = 0;
-  for (let i = idx0; i <= idx1; i++) if (values[i] != null) count++;
-  return count > 0 && u.bbox.width / devicePixelRatio / count > 12;
-}
-
-/**
- * @param {'number' | 'time' | undefined} xType
- * @returns {(x: number) => string}
- */
-function defaultFormatX(xType) {
-  if (xType === "time") {
-    return (x) => new Date(x * 1000).toLocaleString("en-GB");
-  }
-  return formatValue;
 }

@@ -8,10 +8,19 @@
 // copied link reopens the same view.
 
 import { ensureStylesheet, h, icon, setChildren } from "../dom.js";
-import { formatInt } from "../format.js";
+import { runsOnScreen } from "../filter.js";
+import { formatInt, plural } from "../format.js";
+import { markInput } from "../perf.js";
+import {
+  getPref,
+  setPref,
+  TOOLTIP_ROW_CHOICES,
+  TOOLTIP_ROWS_PREF,
+  DEFAULT_TOOLTIP_ROWS,
+} from "../prefs.js";
 import { KEYS as SHELL_KEYS } from "../state.js";
 import { AXES, axisInfo, DEFAULT_AXIS } from "./compare/axes.js";
-import { runColor } from "./compare/colors.js";
+import { styleFor } from "./compare/colors.js";
 import { GroupControls, readGroupState } from "./compare/groupcontrols.js";
 import { defaultMetric, MetricPicker } from "./compare/metricpicker.js";
 import {
@@ -38,6 +47,7 @@ export const COMPARE_KEYS = Object.freeze({
   diffMode: "cd", // difference | ratio
   zoom: "cz", // "min,max" on the axis
   points: "cp", // buckets a series
+  outliers: "co", // "0": y range over every value (default: ignore outliers)
   attempts: "ca", // "all": also a resumed run's superseded points
   batchValues: "cbv", // per_batch | running_mean (default: as logged)
 });
@@ -63,7 +73,7 @@ const POINT_CHOICES = [100, 250, 500, 1000, 2000, 5000, 10000, MAX_POINTS];
 /** Milliseconds of slider quiet before the smoothing is applied. */
 const SMOOTHING_DEBOUNCE_MS = 150;
 /** Most selected runs shown as chips before summarising the rest. */
-const MAX_LISTED_RUNS = 40;
+const MAX_LISTED_RUNS = 60;
 
 const TIME_SMOOTHING_HELP =
   "Time-weighted: an EMA that decays with distance on the x axis instead " +
@@ -87,6 +97,7 @@ const EMA_SMOOTHING_HELP =
  * @property {'difference' | 'ratio'} diffMode
  * @property {[number, number] | null} zoom
  * @property {number} points
+ * @property {boolean} ignoreOutliers
  * @property {boolean} allAttempts
  * @property {'logged' | 'per_batch' | 'running_mean'} batchValues
  */
@@ -130,6 +141,7 @@ export function readCompareState(state) {
       Number.isFinite(points) && points > 0
         ? clampPoints(points)
         : DEFAULT_POINTS,
+    ignoreOutliers: state.get(COMPARE_KEYS.outliers) !== "0",
     allAttempts: state.get(COMPARE_KEYS.attempts) === "all",
     batchValues: readBatchValues(state.get(COMPARE_KEYS.batchValues)),
   };
@@ -165,6 +177,9 @@ class CompareView {
     this.panel = null;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._smoothingTimer = null;
+    /** The last smoothing input, where its timing starts. */
+    /** @type {Event | null} */
+    this._smoothingEvent = null;
     /** Groups of the last grouped answer (baseline group choices). */
     /** @type {string[]} */
     this._groups = [];
@@ -181,9 +196,22 @@ class CompareView {
     });
 
     this._buildControls();
+    /** The chips are shown in full (else one line). */
+    this._chipsOpen = false;
     this._chips = h("ul", {
       className: "tbmf-run-chips tbmf-cmp-chips",
       attrs: { "aria-label": "Selected runs" },
+    });
+    this._chipsToggle = h("button", {
+      className: "tbmf-cmp-selected__toggle",
+      attrs: { type: "button", "aria-expanded": "false" },
+      dataset: { action: "chips-toggle" },
+      on: {
+        click: () => {
+          this._chipsOpen = !this._chipsOpen;
+          this._renderChips();
+        },
+      },
     });
     this._panelHost = h("div", { className: "tbmf-cmp__panel" });
     root.append(
@@ -200,15 +228,16 @@ class CompareView {
           "div",
           { className: "tbmf-cmp__main" },
           this._toolbar,
-          h(
+          (this._selectedBox = h(
             "div",
             { className: "tbmf-cmp__selected" },
             h("span", {
               className: "tbmf-cmp__selected-label",
               text: "Comparing",
             }),
+            this._chipsToggle,
             this._chips,
-          ),
+          )),
           this._panelHost,
         ),
       ),
@@ -248,12 +277,14 @@ class CompareView {
         attrs: { type: "button", "aria-pressed": "false" },
         dataset: { axis: axis.id },
         on: {
-          click: () =>
+          click: (event) => {
+            markInput("axis", event);
             state.update({
               [COMPARE_KEYS.axis]: axis.id === DEFAULT_AXIS ? null : axis.id,
               // A window on one axis means nothing on another.
               [COMPARE_KEYS.zoom]: null,
-            }),
+            });
+          },
         },
       }),
     );
@@ -268,8 +299,8 @@ class CompareView {
       },
       dataset: { control: "smoothing" },
       on: {
-        input: () => this._onSmoothingInput(),
-        change: () => this._commitSmoothing(),
+        input: (event) => this._onSmoothingInput(event),
+        change: (event) => this._commitSmoothing(event),
       },
     });
     this._smoothingValue = h("output", {
@@ -283,11 +314,13 @@ class CompareView {
         attrs: { "aria-label": "Smoothing mode" },
         dataset: { control: "smoothing-mode" },
         on: {
-          change: () =>
+          change: (event) => {
+            markInput("smoothing-mode", event);
             state.update({
               [COMPARE_KEYS.smoothingMode]:
                 this._smoothingMode.value === "time" ? "time" : null,
-            }),
+            });
+          },
         },
       },
       h("option", {
@@ -309,25 +342,50 @@ class CompareView {
         attrs: { type: "button", "aria-pressed": "false" },
         dataset: { control: "log-y" },
         on: {
-          click: () =>
+          click: (event) => {
+            markInput("log-y", event);
             state.update({
               [COMPARE_KEYS.logY]: readCompareState(state).logY ? null : "1",
-            }),
+            });
+          },
         },
       },
       icon("logScale", { size: 16 }),
       h("span", { text: "log y" }),
     );
+    this._outliers = h("button", {
+      className: "tbmf-cmp-toggle",
+      text: "ignore outliers",
+      title:
+        "Fit the y axis to the bulk of the curves (0.5–99.5 percentile of " +
+        "the drawn values, plus a margin). Points outside are marked with a " +
+        "chevron at the top or bottom edge and listed in the tooltip: no " +
+        "spike disappears.",
+      attrs: { type: "button", "aria-pressed": "true" },
+      dataset: { control: "outliers" },
+      on: {
+        click: (event) => {
+          markInput("outliers", event);
+          state.update({
+            [COMPARE_KEYS.outliers]: readCompareState(state).ignoreOutliers
+              ? "0"
+              : null,
+          });
+        },
+      },
+    });
     this._baseline = h("select", {
       className: "tbmf-cmp-select tbmf-cmp-select--wide",
       title: "Draw each run's difference from this run",
       attrs: { "aria-label": "Baseline run" },
       dataset: { control: "baseline" },
       on: {
-        change: () =>
+        change: (event) => {
+          markInput("baseline", event);
           state.update({
             [COMPARE_KEYS.baseline]: this._baseline.value || null,
-          }),
+          });
+        },
       },
     });
     this._diffButtons = /** @type {const} */ (["difference", "ratio"]).map(
@@ -342,10 +400,12 @@ class CompareView {
           attrs: { type: "button", "aria-pressed": "false" },
           dataset: { diffMode: mode },
           on: {
-            click: () =>
+            click: (event) => {
+              markInput("diff-mode", event);
               state.update({
                 [COMPARE_KEYS.diffMode]: mode === "ratio" ? "ratio" : null,
-              }),
+              });
+            },
           },
         }),
     );
@@ -357,7 +417,8 @@ class CompareView {
       attrs: { "aria-label": "Points a series" },
       dataset: { control: "points" },
       on: {
-        change: () => {
+        change: (event) => {
+          markInput("points", event);
           const points = Number(this._points.value);
           state.update({
             [COMPARE_KEYS.points]:
@@ -440,7 +501,10 @@ class CompareView {
           ),
         ),
       ),
-      group("Y axis", this._logY),
+      group(
+        "Y axis",
+        h("span", { className: "tbmf-cmp-yaxis" }, this._logY, this._outliers),
+      ),
       group(
         "Baseline",
         h(
@@ -457,26 +521,85 @@ class CompareView {
           ),
         ),
       ),
-      group("Points / series", this._points),
-      group("Batch values", this._batchValues),
-      group("Attempts", this._attempts),
+      h(
+        "details",
+        { className: "tbmf-cmp-more", dataset: { control: "more" } },
+        h(
+          "summary",
+          {
+            className: "tbmf-cmp-toggle tbmf-cmp-more__button",
+            title: "Resolution, tooltip, batch values, attempts",
+          },
+          icon("tune", { size: 16 }),
+          h("span", { text: "More" }),
+        ),
+        h(
+          "div",
+          { className: "tbmf-cmp-more__panel" },
+          group("Points / series", this._points),
+          group("Tooltip", this._tooltipRows()),
+          group("Batch values", this._batchValues),
+          group("Attempts", this._attempts),
+        ),
+      ),
       group("Groups", this.groupControls.element),
     );
   }
 
-  _onSmoothingInput() {
+  /** @returns {HTMLSelectElement} rows a tooltip lists (a preference) */
+  _tooltipRows() {
+    const select = h(
+      "select",
+      {
+        className: "tbmf-cmp-select",
+        title:
+          "Rows a chart's tooltip lists: the series under the cursor first, " +
+          "then the nearest ones",
+        attrs: { "aria-label": "Tooltip rows" },
+        dataset: { control: "tooltip-rows" },
+        on: {
+          change: () =>
+            setPref(
+              TOOLTIP_ROWS_PREF,
+              Number(select.value) === DEFAULT_TOOLTIP_ROWS
+                ? null
+                : select.value,
+            ),
+        },
+      },
+      TOOLTIP_ROW_CHOICES.map((rows) =>
+        h("option", {
+          text: rows === 0 ? "all rows" : `${rows} rows`,
+          attrs: { value: rows },
+        }),
+      ),
+    );
+    select.value = getPref(TOOLTIP_ROWS_PREF, String(DEFAULT_TOOLTIP_ROWS));
+    if (select.selectedIndex < 0) select.value = String(DEFAULT_TOOLTIP_ROWS);
+    return select;
+  }
+
+  /** @param {Event} event */
+  _onSmoothingInput(event) {
     this._smoothingValue.textContent = Number(this._smoothing.value).toFixed(2);
+    this._smoothingEvent = event;
     if (this._smoothingTimer !== null) clearTimeout(this._smoothingTimer);
     this._smoothingTimer = setTimeout(
-      () => this._commitSmoothing(),
+      () => this._commitSmoothing(event),
       SMOOTHING_DEBOUNCE_MS,
     );
   }
 
-  _commitSmoothing() {
+  /** @param {Event} [event] the last input (the debounce counts too) */
+  _commitSmoothing(event) {
     if (this._smoothingTimer !== null) clearTimeout(this._smoothingTimer);
     this._smoothingTimer = null;
     const value = Math.min(Number(this._smoothing.value), MAX_SMOOTHING);
+    const current = readCompareState(this.ctx.state).smoothing;
+    if (Number(value.toFixed(2)) !== current) {
+      markInput("smoothing", this._smoothingEvent ?? event);
+    }
+    this._smoothingEvent = null;
     this.ctx.state.update({
       [COMPARE_KEYS.smoothing]: value > 0 ? value.toFixed(2) : null,
     });
@@ -486,6 +609,7 @@ class CompareView {
   _pick(choice) {
     const s = readCompareState(this.ctx.state);
     if (choice.metric === s.metric && choice.tag === s.tag) return;
+    markInput("metric");
     this.ctx.state.update({
       [COMPARE_KEYS.metric]: choice.metric,
       [COMPARE_KEYS.tag]: choice.tag,
@@ -495,10 +619,10 @@ class CompareView {
 
   // Rendering.
 
-  /** @returns {string[]} selected runs, in catalog order */
+  /** @returns {string[]} the runs the charts draw, in catalog order: the
+   * selected ones (matching the run filter when it narrows the charts) */
   _selectedRuns() {
-    const all = this.ctx.catalog.runs.map((r) => r.run);
-    return this.ctx.state.selectedRuns(all);
+    return runsOnScreen(this.ctx.state, this.ctx.catalog.runs);
   }
 
   /**
@@ -564,6 +688,7 @@ class CompareView {
       diffMode: s.diffMode,
       points: s.points,
       xRange: s.zoom,
+      ignoreOutliers: s.ignoreOutliers,
       allAttempts: s.allAttempts,
       batchValues: s.batchValues,
       ...this._groupOptions(),
@@ -642,6 +767,8 @@ class CompareView {
       s.smoothingMode === "time" ? TIME_SMOOTHING_HELP : EMA_SMOOTHING_HELP;
     this._logY.classList.toggle("is-on", s.logY);
     this._logY.setAttribute("aria-pressed", String(s.logY));
+    this._outliers.classList.toggle("is-on", s.ignoreOutliers);
+    this._outliers.setAttribute("aria-pressed", String(s.ignoreOutliers));
     this._attempts.classList.toggle("is-on", s.allAttempts);
     this._attempts.setAttribute("aria-pressed", String(s.allAttempts));
     this._batchValues.value = s.batchValues;
@@ -677,19 +804,30 @@ class CompareView {
   }
 
   _renderChips() {
+    const runs = this._selectedRuns();
     const selection = this.ctx.state.selection;
-    // The selection names its runs even before the catalog arrived.
-    const runs =
-      selection === null
-        ? this.ctx.catalog.runs.map((r) => r.run)
-        : [...selection].sort();
-    const items = runs.slice(0, MAX_LISTED_RUNS).map((run) =>
-      h(
+    const total =
+      selection === null ? this.ctx.catalog.runs.length : selection.size;
+    const open = this._chipsOpen;
+    const summary =
+      runs.length === total
+        ? plural(runs.length, "run")
+        : `${plural(runs.length, "run")} of ${formatInt(total)} selected`;
+    this._chipsToggle.textContent = `${summary} · ${open ? "less" : "edit"}`;
+    this._chipsToggle.title = open
+      ? "Show the runs on one line"
+      : "Show every run compared (remove runs here)";
+    this._chipsToggle.setAttribute("aria-expanded", String(open));
+    this._chipsToggle.hidden = runs.length === 0;
+    this._selectedBox.classList.toggle("is-open", open);
+    const items = runs.slice(0, MAX_LISTED_RUNS).map((run) => {
+      const style = styleFor(run);
+      return h(
         "li",
         { className: "tbmf-run-chip", dataset: { run } },
         h("span", {
-          className: "tbmf-dot",
-          style: { "--dot": runColor(this.ctx.catalog, run) },
+          className: `tbmf-dot${style.dash ? " is-dashed" : ""}`,
+          style: { "--dot": style.color },
         }),
         h("span", { className: "tbmf-cmp-chip__name", text: run }),
         h(
@@ -698,12 +836,17 @@ class CompareView {
             className: "tbmf-cmp-chip__remove",
             title: `Remove ${run} from the comparison`,
             attrs: { type: "button", "aria-label": `Remove ${run}` },
-            on: { click: () => this._deselect(run) },
+            on: {
+              click: (event) => {
+                markInput("selection", event);
+                this._deselect(run);
+              },
+            },
           },
           icon("close", { size: 12 }),
         ),
-      ),
-    );
+      );
+    });
     if (runs.length > MAX_LISTED_RUNS) {
       items.push(
         h("li", {

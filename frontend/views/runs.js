@@ -62,14 +62,14 @@ const COLUMNS = [
   { id: "writer", label: "Writer", sortKey: (r) => r.writer.toLowerCase() },
   {
     id: "scalars",
-    label: "Scalar tags",
+    label: "Scalars",
     title: "Number of scalar tags",
     numeric: true,
     sortKey: (r) => r.scalarTags.length,
   },
   {
     id: "histograms",
-    label: "Histogram tags",
+    label: "Histograms",
     title: "Number of histogram tags",
     numeric: true,
     sortKey: (r) => r.histogramTags.length,
@@ -220,20 +220,31 @@ class RunsView {
         append(
           this.selectionBox,
           this.selectionSummary,
-          h("button", {
+          (this.selectAllButton = h("button", {
             className: "tbmf-button tbmf-button--text",
             text: "Select all",
             attrs: { type: "button" },
             dataset: { action: "select-all" },
-            on: { click: () => ctx.state.setSelection(null) },
-          }),
-          h("button", {
+            on: { click: () => this._selectShown(true) },
+          })),
+          (this.selectOnlyButton = h("button", {
+            className: "tbmf-button tbmf-button--text",
+            text: "Only shown",
+            title: "Select exactly the runs the filter shows",
+            attrs: { type: "button", hidden: true },
+            dataset: { action: "select-only" },
+            on: {
+              click: () =>
+                ctx.state.setSelection(this._visibleRuns().map((r) => r.run)),
+            },
+          })),
+          (this.selectNoneButton = h("button", {
             className: "tbmf-button tbmf-button--text",
             text: "Select none",
             attrs: { type: "button" },
             dataset: { action: "select-none" },
             on: { click: () => ctx.state.setSelection([]) },
-          }),
+          })),
         ),
       ),
       this.experimentBar,
@@ -241,12 +252,12 @@ class RunsView {
       h(
         "div",
         { className: "tbmf-table-wrap" },
-        h(
+        (this.table = h(
           "table",
           { className: "tbmf-table runs-table" },
           h("thead", {}, this.headRow),
           this.tbody,
-        ),
+        )),
       ),
       this.summary,
     );
@@ -410,6 +421,29 @@ class RunsView {
   _setSelected(runs, select) {
     const all = this.ctx.catalog.runs.map((r) => r.run);
     this.ctx.state.changeSelection(all, runs, select);
+  }
+
+  /** @returns {boolean} a filter box text or framework chip is active */
+  _filtered() {
+    return Boolean(
+      this.ctx.state.get(KEY_FILTER) || this._frameworkFilter().size,
+    );
+  }
+
+  /**
+   * "Select all": every run without a filter; with one, the runs it shows
+   * join the selection (the others keep their state).
+   * @param {boolean} select
+   */
+  _selectShown(select) {
+    if (!this._filtered()) {
+      this.ctx.state.setSelection(select ? null : []);
+      return;
+    }
+    this._setSelected(
+      this._visibleRuns().map((r) => r.run),
+      select,
+    );
   }
 
   _toggleVisible() {
@@ -619,6 +653,11 @@ class RunsView {
     }
     const visible = this._visibleRuns();
     this._renderSummary(all, visible);
+    // A Group column of empty cells only takes width from the others.
+    this.table.classList.toggle(
+      "is-ungrouped",
+      visible.every((run) => run.group === run.run),
+    );
     if (visible.length === 0) {
       this.tbody.replaceChildren(
         messageRow(
@@ -682,6 +721,15 @@ class RunsView {
       ? `${formatInt(selected)} of ${plural(all.length, "run")} selected`
       : "";
     const visible = this._visibleRuns().map((r) => r.run);
+    const filtered = this._filtered();
+    this.selectAllButton.textContent = filtered
+      ? `Select ${formatInt(visible.length)} shown`
+      : "Select all";
+    this.selectAllButton.title = filtered
+      ? "Add the runs the filter shows to the selection"
+      : "Select every run (runs that appear later too)";
+    this.selectNoneButton.title = "Clear the selection (every run)";
+    this.selectOnlyButton.hidden = !filtered;
     const count = visible.filter((run) => state.isSelected(run)).length;
     this.headerCheckbox.checked =
       visible.length > 0 && count === visible.length;
@@ -856,9 +904,12 @@ class RunsView {
         ),
       ),
       nameCell,
+      // A run on its own is its own group: the cell stays empty rather
+      // than repeat the name.
       h("td", {
-        className: run.group === run.run ? "tbmf-muted" : "",
-        text: run.group,
+        className: "tbmf-group-cell",
+        text: run.group === run.run ? "" : run.group,
+        title: run.group === run.run ? "Not grouped" : run.group,
         dataset: { col: "group" },
       }),
       h(
@@ -868,7 +919,11 @@ class RunsView {
       ),
       h(
         "td",
-        { className: "tbmf-writer", dataset: { col: "writer" } },
+        {
+          className: "tbmf-writer",
+          title: run.writer || "",
+          dataset: { col: "writer" },
+        },
         h("span", { text: run.writer || "—" }),
         run.trainer
           ? h("span", {

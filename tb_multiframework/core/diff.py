@@ -69,13 +69,8 @@ def difference_curve(
     """
     if mode not in DIFF_MODES:
         raise ValueError(f"diff mode must be one of {DIFF_MODES}, got {mode!r}")
-    a_x, a_y = last_per_x(*_checked(xa, ya, "A"))
-    b_x, b_y = last_per_x(*_checked(xb, yb, "B"))
-    grid = union_grid(a_x, b_x)
-    if grid is None:
-        empty = np.empty(0, dtype=np.float64)
-        return DiffCurve(empty, empty.copy())
-    return DiffCurve(grid.x, combine(grid.read_a(a_y), grid.read_b(b_y), mode))
+    pair = align_pair(xa, ya, xb, yb)
+    return DiffCurve(pair.x, combine(pair.a, pair.b, mode))
 
 
 def combine(va: FloatArray, vb: FloatArray, mode: str) -> FloatArray:
@@ -284,3 +279,47 @@ def _checked(
     if xs.size > 1 and bool(np.any(xs[1:] < xs[:-1])):
         raise ValueError(f"series {name}: x must be sorted (non-decreasing)")
     return xs, ys
+
+
+@dataclass(frozen=True)
+class AlignedPair:
+    """Two series read on the union grid of their overlap (rules 1-4).
+
+    Attributes:
+        x: Grid positions, sorted, unique; empty without an overlap.
+        a: A's value at each x (NaN where it has a gap).
+        b: B's value at each x.
+    """
+
+    x: FloatArray
+    a: FloatArray
+    b: FloatArray
+
+
+def align_pair(
+    xa: npt.ArrayLike,
+    ya: npt.ArrayLike,
+    xb: npt.ArrayLike,
+    yb: npt.ArrayLike,
+) -> AlignedPair:
+    """Reads A and B on the union grid of their overlap (rules 1-4 above).
+
+    The difference curve is A - B of this; a tolerance check compares the
+    two values point by point.
+
+    Args:
+        xa: x of A, finite, sorted non-decreasing.
+        ya: Values of A.
+        xb: x of B, finite, sorted non-decreasing.
+        yb: Values of B.
+
+    Raises:
+        ValueError: On lengths that differ or x that is not finite and sorted.
+    """
+    a_x, a_y = last_per_x(*_checked(xa, ya, "A"))
+    b_x, b_y = last_per_x(*_checked(xb, yb, "B"))
+    grid = union_grid(a_x, b_x)
+    if grid is None:
+        empty = np.empty(0, dtype=np.float64)
+        return AlignedPair(empty, empty.copy(), empty.copy())
+    return AlignedPair(grid.x, grid.read_a(a_y), grid.read_b(b_y))

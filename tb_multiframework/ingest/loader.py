@@ -176,6 +176,26 @@ class _RunState:
 
 
 @dataclasses.dataclass(frozen=True)
+class LogRoot:
+    """A directory whose runs are read, named as TensorBoard names them.
+
+    Attributes:
+      path: the directory (local path or URL).
+      prefix: prepended to run names, as `--logdir_spec name:path` does
+        (`name/<run path under it>`); a run in the directory itself is
+        named `name` (TensorBoard shows `name/.`). "" for `--logdir`.
+    """
+
+    path: str
+    prefix: str = ""
+
+    def run_name(self, relative: str) -> str:
+        if not self.prefix:
+            return relative
+        return self.prefix if relative == "." else f"{self.prefix}/{relative}"
+
+
+@dataclasses.dataclass(frozen=True)
 class ReloadStats:
     seconds: float
     bytes_read: int
@@ -192,6 +212,8 @@ class Loader(PeriodicReload):
       config: returns the current user config (overrides).
       cache: restores runs at the first reload and saves what reloads read
         (`cache.loader_cache.LoaderCache`); None for no cache.
+      roots: directories to read instead of `logdir`, each with its run
+        name prefix (TensorBoard's `--logdir_spec`).
     """
 
     def __init__(
@@ -200,20 +222,33 @@ class Loader(PeriodicReload):
         store: Store,
         *,
         config: Callable[[], Config],
+        roots: tuple[LogRoot, ...] = (),
         cache: Any = None,
     ) -> None:
         super().__init__()
         self._cache = cache  # a cache.loader_cache.LoaderCache, or None
-        self._logdir = logdir.rstrip("/") or "/"
+        self._roots = tuple(
+            LogRoot(root.path.rstrip("/") or "/", root.prefix)
+            for root in (roots or (LogRoot(logdir),))
+        )
         self._store = store
         self._config = config
         self._runs: dict[str, _RunState] = {}
         self._notes: dict[str, list[str]] = {}  # for runs read again
         self._lock = threading.Lock()  # one reload at a time
+        self._progress: Callable[[int, int], None] | None = None
+        self._progress_done = self._progress_total = 0  # bytes
         self.last_stats: ReloadStats | None = None
 
-    def reload(self) -> ReloadStats:
-        """Discovers new runs and files and reads every new byte."""
+    def reload(
+        self, progress: Callable[[int, int], None] | None = None
+    ) -> ReloadStats:
+        """Discovers new runs and files and reads every new byte.
+
+        Args:
+          progress: called as `progress(bytes_read, bytes_to_read)` after
+            every piece read (remote files count as 0 bytes to read).
+        """
         with self._lock:
             started = time.monotonic()
             bytes_read = records = 0
@@ -221,6 +256,11 @@ class Loader(PeriodicReload):
             if self._cache is not None:
                 self._cache.restore(self, {run for run, *_ in found})
             self._forget_changed_runs(found)
+            self._progress = progress
+            self._progress_done = 0
+            self._progress_total = 0
+            if progress is not None:
+                self._progress_total = self._bytes_to_read(found)
             for run, name, path, fmt in found:
                 state = self._runs.get(run)
                 if state is None:
@@ -239,6 +279,7 @@ class Loader(PeriodicReload):
                     records += count
                 if self._cache is not None:
                     self._cache.checkpoint(self)
+            self._progress = None
             # Parents before their sub-runs, which take the parent's group.
             metas: dict[str, RunMeta] = {}
             for run in sorted(self._runs):
@@ -297,25 +338,51 @@ class Loader(PeriodicReload):
                     f"at {time.strftime('%H:%M:%S')}"
                 ]
 
+    def runs_on_disk(self) -> list[str]:
+        """Names of the runs under the roots now, without reading them."""
+        return sorted({run for run, _, _, _ in self._discover()})
+
+    def _bytes_to_read(self, found: list[tuple[str, str, str, str]]) -> int:
+        """Bytes of local files not read yet (for progress reports)."""
+        total = 0
+        for run, name, path, _ in found:
+            if _is_remote(path):
+                continue
+            state = self._runs.get(run)
+            done = state.files.get(name) if state else None
+            try:
+                size = os.path.getsize(_local(path))
+            except OSError:
+                continue
+            if done is not None:
+                size -= done.offset + len(done.pending)
+            total += max(size, 0)
+        return total
+
     def _discover(self) -> Iterator[tuple[str, str, str, str]]:
-        """(run, file name, path, format) of every log file under the logdir."""
-        if _is_remote(self._logdir):
-            walk: Iterator[tuple[str, list[str], list[str]]] = _gfile().walk(
-                self._logdir
-            )
-        else:
-            walk = os.walk(_local(self._logdir))
-        root = _local(self._logdir)
-        for directory, subdirs, names in walk:
-            subdirs[:] = sorted(d for d in subdirs if d not in _SKIPPED_DIRS)
-            relative = posixpath.relpath(
-                _local(directory).replace(os.sep, "/"),
-                root.replace(os.sep, "/"),
-            )
-            for name in sorted(names):
-                fmt = file_format(name)
-                if fmt is not None:
-                    yield relative, name, posixpath.join(directory, name), fmt
+        """(run, file name, path, format) of every log file under the roots."""
+        for log_root in self._roots:
+            if _is_remote(log_root.path):
+                walk: Iterator[tuple[str, list[str], list[str]]] = (
+                    _gfile().walk(log_root.path)
+                )
+            else:
+                walk = os.walk(_local(log_root.path))
+            root = _local(log_root.path)
+            for directory, subdirs, names in walk:
+                subdirs[:] = sorted(
+                    d for d in subdirs if d not in _SKIPPED_DIRS
+                )
+                relative = posixpath.relpath(
+                    _local(directory).replace(os.sep, "/"),
+                    root.replace(os.sep, "/"),
+                )
+                run = log_root.run_name(relative)
+                for name in sorted(names):
+                    fmt = file_format(name)
+                    if fmt is not None:
+                        path = posixpath.join(directory, name)
+                        yield run, name, path, fmt
 
     def _read_file(
         self, state: _RunState, file_state: _FileState
@@ -328,6 +395,9 @@ class Loader(PeriodicReload):
                 records += self._consume(
                     state, file_state, file_state.pending + data
                 )
+                if self._progress is not None:
+                    self._progress_done += len(data)
+                    self._progress(self._progress_done, self._progress_total)
         except OSError as error:
             file_state.note(f"cannot read: {error.strerror or error}")
         return bytes_read, records

@@ -99,7 +99,7 @@ def logdir_readable(logdir: str) -> bool:
 
 
 def choose_source(
-    choice: str, *, logdir: str, has_provider: bool
+    choice: str, *, logdir: str, has_provider: bool, has_roots: bool = False
 ) -> tuple[str | None, str]:
     """The source to use and why; (None, why) when there is none.
 
@@ -111,13 +111,15 @@ def choose_source(
             f"--tbmf_source is {choice!r}; expected one of {list(SOURCES)}"
         )
     if choice == "files":
-        if not logdir:
+        if not logdir and not has_roots:
             return None, "--tbmf_source=files needs --logdir"
         return "files", "--tbmf_source=files"
     if choice == "provider":
         if not has_provider:
             return None, "--tbmf_source=provider: TensorBoard has no provider"
         return "provider", "--tbmf_source=provider"
+    if has_roots and not logdir:
+        return "files", "--logdir_spec names the directories to read"
     if logdir_readable(logdir):
         return "files", "the logdir is readable from this process"
     if has_provider:
@@ -138,19 +140,34 @@ def make_source(
     flags: Any,
     store: Store,
     config: Callable[[], Config],
+    roots: tuple[Any, ...] = (),
+    cache_dir: str = "",
 ) -> tuple[Source | None, str]:
-    """Builds the source `choice` resolves to; (None, why) if none."""
+    """Builds the source `choice` resolves to; (None, why) if none.
+
+    Args:
+      roots: `ingest.loader.LogRoot`s of a `--logdir_spec` (files only).
+      cache_dir: the persistent cache of the files source ("" default,
+        "none" off).
+    """
     kind, reason = choose_source(
-        choice, logdir=logdir, has_provider=data_provider is not None
+        choice,
+        logdir=logdir,
+        has_provider=data_provider is not None,
+        has_roots=bool(roots),
     )
     if kind == "files":
         from tb_multiframework.sources.files import (  # noqa: PLC0415
             FilesSource,
         )
 
-        cache_dir = str(getattr(flags, "tbmf_cache_dir", "") or "")
         source = FilesSource(
-            logdir, store, config=config, reason=reason, cache_dir=cache_dir
+            logdir,
+            store,
+            config=config,
+            reason=reason,
+            roots=roots,
+            cache_dir=cache_dir,
         )
         return source, reason
     if kind == "provider":

@@ -12,7 +12,7 @@ from typing import Any, Callable
 from tb_multiframework.cache import DISABLED, LogdirCache, default_cache_root
 from tb_multiframework.cache.loader_cache import LoaderCache
 from tb_multiframework.config import Config
-from tb_multiframework.ingest.loader import Loader
+from tb_multiframework.ingest.loader import Loader, LogRoot
 from tb_multiframework.sources import SourceStatus
 from tb_multiframework.store import Store
 
@@ -34,11 +34,19 @@ class FilesSource(Loader):
         *,
         config: Callable[[], Config],
         reason: str = "",
+        roots: tuple[LogRoot, ...] = (),
         cache_dir: str = "",
     ) -> None:
-        cache, self._cache_note = _open_cache(logdir, cache_dir)
-        super().__init__(logdir, store, config=config, cache=cache)
+        if roots:  # --logdir_spec: several directories, no one cache key
+            cache, self._cache_note = None, "not kept with --logdir_spec"
+        else:
+            cache, self._cache_note = _open_cache(logdir, cache_dir)
+        super().__init__(logdir, store, config=config, roots=roots, cache=cache)
         self._reason = reason
+        self._location = logdir or ",".join(
+            f"{root.prefix}:{root.path}" if root.prefix else root.path
+            for root in roots
+        )
 
     def status(self) -> SourceStatus:
         cache: dict[str, Any] = {"enabled": False, "note": self._cache_note}
@@ -52,7 +60,7 @@ class FilesSource(Loader):
             }
         return SourceStatus(
             kind="files",
-            location=self._logdir,
+            location=self._location,
             reason=self._reason,
             cache=cache,
         )

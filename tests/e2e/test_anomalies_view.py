@@ -101,7 +101,8 @@ def test_spike_marked_on_compare_and_in_runs(
         'tr.tbmf-run-row[data-run="pytorch_sgd"] .tbmf-anomaly-badge'
     )
     badge.wait_for()
-    assert badge.inner_text() == "1 anomaly"
+    assert badge.inner_text() == "⚠ 1"
+    assert badge.get_attribute("aria-label") == "1 anomaly"
     assert "spike" in (badge.get_attribute("title") or "")
     assert frame.locator(".tbmf-anomaly-badge").count() == 1
     total = frame.locator("tr.tbmf-run-row").count()

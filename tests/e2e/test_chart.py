@@ -195,13 +195,22 @@ def test_tooltip_lists_each_series_at_the_cursor(tb_page, chart_frame) -> None:
 
 
 def test_cursor_sync_links_charts(tb_page, chart_frame) -> None:
+    """The synced chart follows the cursor, but only the chart under the
+    pointer shows a tooltip (two would cover both charts)."""
     frame, _ = chart_frame
     _hover(tb_page, frame, "one", 12)
     frame.wait_for_function("window.__charts.two.uplot.cursor.idx === 12")
+    assert _tooltip(frame, "two")["hidden"]
+    one = _tooltip(frame, "one")
+    assert not one["hidden"] and one["head"] == "step 12"
+    _hover(tb_page, frame, "two", 12)
+    frame.wait_for_function(
+        "!window.__charts.two.element.querySelector('.tbmf-chart__tooltip').hidden"
+    )
     tip = _tooltip(frame, "two")
-    assert not tip["hidden"]
     assert tip["head"] == "step 12"
     assert tip["rows"][0]["value"] == "144"
+    assert _tooltip(frame, "one")["hidden"]
 
 
 def test_min_max_band_is_drawn(chart_frame) -> None:

@@ -421,9 +421,21 @@ def test_runs_off_the_axis_are_listed_with_the_fix(
         item = frame.locator(
             f'.tbmf-cmp-note[data-kind="excluded"][data-run="{run}"]'
         )
-        assert item.locator(".tbmf-cmp-note__reason").text_content() == reason
-        hint = item.locator(".tbmf-cmp-note__hint").text_content() or ""
-        assert "stepsPerEpoch" in hint and run in hint
+        assert item.get_attribute("data-reason") == reason
+    # One summary line for all of them, the fix once behind it.
+    group = frame.locator('.tbmf-cmp-notes__group[data-kind="excluded"]')
+    assert group.count() == 1
+    n = len(excluded)
+    runs_have = f"{n} runs have" if n != 1 else "1 run has"
+    assert group.locator(".tbmf-cmp-notes__summary-text").text_content() == (
+        f"{runs_have} no epoch information — set stepsPerEpoch"
+    )
+    hint = group.locator(".tbmf-cmp-note__hint").text_content() or ""
+    snippet = json.loads(
+        group.locator(".tbmf-cmp-note__snippet").text_content() or "{}"
+    )
+    assert "stepsPerEpoch" in hint
+    assert sorted(snippet["runs"]) == sorted(excluded)
     missing = {m["run"] for m in api["missing"]}
     assert "keras_fit/validation" in missing
     shown = set(
@@ -446,6 +458,7 @@ def test_zoom_loads_the_window_and_double_click_resets(
     server = tb_server()
     frame = _open_compare(tb_page, server, open_tab)
     _set_up_three_frameworks(frame)
+    frame.click('[data-control="more"] > summary')
     frame.select_option('[data-control="points"]', "100")
     _wait_for_panel(frame, x="epoch", points="100", xMin=None)
     before = frame.locator(".tbmf-cmp-badge").get_attribute("data-returned")

@@ -34,7 +34,8 @@ def _truth(run_file: str, run_dir: str) -> dict:
 
 def _hash(**state: str) -> str:
     return "#tb_multiframework&" + "&".join(
-        f"tbmf.{k}={urllib.parse.quote(v, safe='@/,')}" for k, v in state.items()
+        f"tbmf.{k}={urllib.parse.quote(v, safe='@/,')}"
+        for k, v in state.items()
     )
 
 
@@ -93,9 +94,7 @@ def test_runs_table_shows_resume_note_and_trainers(
     assert {"pytorch_resumed/Loss_train", "pytorch_resumed/Loss_val"} <= set(
         group_runs
     )
-    frame.click(
-        'tr.tbmf-run-row[data-run="pytorch_resumed"] .tbmf-expander'
-    )
+    frame.click('tr.tbmf-run-row[data-run="pytorch_resumed"] .tbmf-expander')
     attempts = frame.text_content(
         'tr.tbmf-detail-row[data-run="pytorch_resumed"] .tbmf-attempts'
     )
@@ -126,6 +125,7 @@ def test_compare_draws_superseded_points_faint_and_dashed(
         atol=0,
     )
 
+    frame.click('[data-control="more"] > summary')  # under "More"
     frame.click('[data-control="attempts"]')
     _wait_for_query(frame, tag="Loss/train", attempts="all")
     slots = {s["label"]: s for s in frame.evaluate(READ_CHART, _MAIN)}
@@ -161,6 +161,7 @@ def test_compare_shows_keras_running_means_as_per_batch_values(
     )
     frame = open_tab(tb_page, server, suffix=suffix)
     _wait_for_query(frame, tag="batch_loss", batchValues=None)
+    frame.click('[data-control="more"] > summary')  # under "More"
     frame.select_option('[data-control="batch-values"]', "per_batch")
     _wait_for_query(frame, tag="batch_loss", batchValues="per_batch")
     (slot,) = frame.evaluate(READ_CHART, _MAIN)

@@ -433,3 +433,60 @@ def test_server_error_text_is_shown(tb_server, tb_page, open_tab) -> None:
         f"Cannot compare the histograms: {message}"
     )
     assert frame.locator(".tbmf-hist-message b").count() == 0  # text only
+
+
+def test_slider_keeps_its_position_across_axis_buttons(
+    tb_server, tb_page, open_tab
+) -> None:
+    """Clicking the active axis again keeps the position; another axis maps
+    it onto the same step of A (it used to jump to the last position)."""
+    server = tb_server()
+    frame = _open_view(tb_page, server, open_tab)
+    frame.select_option('select[data-role="run-a"]', RUN_A)
+    frame.select_option('select[data-role="run-b"]', RUN_B)
+    frame.click(
+        f'[data-role="suggestions"] button[data-tag-a="{TAG_A}"]'
+        f'[data-tag-b="{TAG_B}"]',
+        timeout=_TIMEOUT_MS,
+    )
+    frame.click('button[data-axis="epoch"]')
+    epochs = _expected_epochs()
+    _wait_shown(frame, tag_a=TAG_A, tag_b=TAG_B, at=epochs[-1])
+    slider = frame.locator('input[data-role="position"]')
+    slider.focus()
+    slider.press("Home")
+    slider.press("ArrowRight")
+    slider.press("ArrowRight")
+    _wait_shown(frame, tag_a=TAG_A, tag_b=TAG_B, at=epochs[2])
+
+    frame.click('button[data-axis="epoch"]')  # the active one, again
+    frame.wait_for_timeout(300)
+    _wait_shown(frame, tag_a=TAG_A, tag_b=TAG_B, at=epochs[2])
+    assert slider.input_value() == "2"
+
+    # Another axis: the position of A's same step there (from the API).
+    progress = _api(
+        server,
+        "histogram_distances",
+        runA=RUN_A,
+        tagA=TAG_A,
+        runB=RUN_B,
+        tagB=TAG_B,
+        x="progress",
+        bins=BINS,
+    )
+    step = TRUTH_A["steps"][2]
+    index = int(np.argmin([abs(s - step) for s in progress["stepsA"]]))
+    frame.click('button[data-axis="progress"]')
+    frame.wait_for_function(
+        """at => {
+          const t = document.querySelector('[data-role="distances"]');
+          const root = document.querySelector('.tbmf-hist');
+          return t && root && root.dataset.status === 'ready'
+            && t.dataset.axis === 'progress' && Number(t.dataset.at) === at;
+        }""",
+        arg=progress["positions"][index],
+        timeout=_TIMEOUT_MS,
+    )
+    assert slider.input_value() == str(index)
+    assert index < len(progress["positions"]) - 1  # not the last one

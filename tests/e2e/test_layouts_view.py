@@ -601,3 +601,66 @@ def test_rename_export_import_and_unsaved_changes(
     _answer_dialog(frame, "ok")
     frame.wait_for_selector('.tbmf-lay-dash[data-imported="true"]')
     assert _saved_layouts(server) == saved
+
+
+def test_editor_speaks_the_users_words_and_delete_needs_no_reload(
+    server, tb_page, open_tab
+) -> None:
+    """An empty layout is not "ready to save"; schema errors are said in the
+    form's words next to the chart or name they are about; a new layout can
+    be deleted right after its first save."""
+    tb_page.page.set_viewport_size(TALL)
+    frame = _open_layouts(tb_page, server, open_tab)
+    frame.click('.tbmf-lay-list-card [data-action="new-layout"]')
+    frame.wait_for_selector(".tbmf-lay-editor")
+    status = ".tbmf-lay-editor .tbmf-lay-status"
+    frame.wait_for_function(
+        f"document.querySelector('{status}')?.textContent.includes('Nothing')"
+    )
+    assert "ready to save" not in frame.inner_text(status)
+    delete = '.tbmf-lay-editor [data-action="delete"]'
+    assert frame.is_disabled(delete)
+
+    frame.click('[data-action="add-category"]')
+    frame.fill('[data-field="category-title"]', "Losses")
+    frame.click('[data-action="add-chart"]')
+    frame.fill('[data-field="chart-title"]', "Train")
+    problem = '.tbmf-lay-echart [data-problem="chart"]'
+    frame.wait_for_function(
+        f"document.querySelector('{status}').textContent"
+        ".includes('chart “Train”')"
+    )
+    frame.wait_for_selector(f"{problem}:not([hidden])")
+    assert frame.inner_text(problem).startswith("Add a tag or metric pattern")
+    text = frame.inner_text(status)
+    assert text.startswith(
+        "Not ready to save: Category “Losses”, chart “Train”"
+    )
+    assert "categories[" not in text and "'tags'" not in text
+
+    frame.fill('[data-field="name"]', "")
+    name_problem = '[data-problem="name"]'
+    frame.wait_for_selector(f"{name_problem}:not([hidden])")
+    assert frame.inner_text(name_problem) == "Give it a name."
+    frame.fill('[data-field="name"]', "Words")
+
+    row0 = '.tbmf-lay-echart .tbmf-lay-rx[data-row="0"]'
+    frame.fill(f'{row0} [data-field="pattern"]', "Loss/train")
+    frame.wait_for_function(
+        f"document.querySelector('{status}').textContent"
+        ".includes('Valid layout: ready to save')"
+    )
+    assert frame.is_hidden(problem)
+    frame.click('.tbmf-lay-editor [data-action="save"]')
+    frame.wait_for_function(
+        "document.querySelector('.tbmf-lay-editor').dataset.dirty === 'false'"
+    )
+    assert list(_saved_layouts(server)) == ["Words"]
+    # Deletable at once, no reload.
+    frame.wait_for_selector(f"{delete}:not([disabled])")
+    frame.click(delete)
+    _answer_dialog(frame, "ok")
+    frame.wait_for_function(
+        "!document.querySelector('.tbmf-lay-editor')", timeout=10_000
+    )
+    assert _saved_layouts(server) == {}

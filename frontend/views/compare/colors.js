@@ -1,3 +1,8 @@
-// Kept for the Compare and Layouts modules: the collision-free run colours
-// live in colors.js, shared by every view.
-export { assignRunColors, runColor } from "../../colors.js";
+// Kept for the Compare and Layouts modules: run colours live in colors.js
+// (`colorFor`, the colours of the runs on screen), shared by every view.
+export {
+  assignRunColors,
+  colorFor,
+  runColor,
+  styleFor,
+} from "../../colors.js";

@@ -7,7 +7,7 @@
 // groups' own bands do not overlap drawn bold.
 
 import { formatInt } from "../../format.js";
-import { runColor } from "./colors.js";
+import { colorFor } from "./colors.js";
 
 /**
  * @typedef {number | string | null} Value
@@ -63,7 +63,9 @@ const SEPARATED_WIDTH = 5;
  * @returns {string}
  */
 export function groupColor(catalog, group) {
-  return runColor(catalog, group);
+  // A group on screen takes a run colour's place (colors.js assigns over
+  // the groups the panel put in the scope).
+  return colorFor(group, { group });
 }
 
 /**

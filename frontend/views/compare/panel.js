@@ -17,17 +17,24 @@
 
 import { AnomalyLayer } from "../../anomalies.js";
 import { createChart } from "../../components/chart.js";
+import { lowerBound } from "../../components/chartmarks.js";
 import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
-import { formatInt, formatValue, plural } from "../../format.js";
+import {
+  formatDifference,
+  formatInt,
+  formatValue,
+} from "../../format.js";
 import { apiUrl, fetchScalars, LatestRequest } from "../../model.js";
+import { chartDrawn, fetchDone, fetchStarted, markInput } from "../../perf.js";
 import { axisInfo } from "./axes.js";
-import { runColor } from "./colors.js";
+import { colorScope } from "../../colors.js";
+import { colorFor, styleFor } from "./colors.js";
 import { groupChartSeries, groupColor, groupDiffSeries } from "./groups.js";
+import { renderNotes } from "./notes.js";
 import {
   diffChartSeries,
   mainChartSeries,
   pointCounts,
-  responseNotes,
 } from "./series.js";
 
 ensureStylesheet(new URL("../compare.css", import.meta.url));
@@ -43,6 +50,10 @@ export const DEFAULT_DIFF_HEIGHT = 170;
 const Y_AXIS_SIZE = 52;
 /** Milliseconds a request may run before the loading bar shows. */
 const LOADING_DELAY_MS = 120;
+/** Drawn series up to which min/max bands are drawn: past it they cost a
+ * third of the drawing and add nothing the line (which passes through
+ * every bucket's min and max) does not show. */
+export const MAX_BANDED_SERIES = 12;
 
 let panelCount = 0;
 
@@ -71,6 +82,8 @@ let panelCount = 0;
  * @property {number} [height] main plot height, CSS pixels
  * @property {number} [diffHeight] difference plot height, CSS pixels
  * @property {boolean} [showExport] CSV/JSON links in the header (default true)
+ * @property {boolean} [ignoreOutliers] fit y to the bulk of the values and
+ *     mark clipped points at the edge (default true)
  * @property {(range: [number, number] | null) => void} [onZoomChange] the
  *     user zoomed (drag) or reset (double-click)
  * @property {(response: ScalarsResponse) => void} [onData] each answer
@@ -125,6 +138,8 @@ export class ComparisonChart {
     this._destroyed = false;
     /** Marks the flagged ranges (anomalies.js) on the main chart. */
     this._anomalies = new AnomalyLayer(this);
+    /** The grouping this panel gave the colour scope ("[]": none). */
+    this._groupSignature = "[]";
 
     this._title = h("h3", { className: "tbmf-cmp-panel__title" });
     this._subtitle = h("span", { className: "tbmf-cmp-panel__subtitle" });
@@ -271,6 +286,7 @@ export class ComparisonChart {
     this.mainChart?.destroy();
     this.diffChart?.destroy();
     this.element.remove();
+    if (this._groupSignature !== "[]") colorScope.setGroupOf(null);
   }
 
   // Requests.
@@ -363,11 +379,13 @@ export class ComparisonChart {
     }
     this._requested = signature;
     this._setLoading(true);
+    fetchStarted();
     const outcome = await this._request.run((signal) =>
       Promise.all(
         plan.requests.map((params) => fetchScalars(params, { signal })),
       ),
     );
+    fetchDone();
     if (outcome.stale || this._destroyed) return;
     this._setLoading(false);
     if (outcome.error) {
@@ -409,6 +427,7 @@ export class ComparisonChart {
     ) {
       return;
     }
+    markInput("zoom");
     this.options = { ...this.options, xRange: range };
     this.options.onZoomChange?.(range);
     void this._load(false);
@@ -485,7 +504,7 @@ export class ComparisonChart {
     const baseline = /** @type {string} */ (group ?? response.baseline);
     const dot = group
       ? groupColor(this.ctx.catalog, group)
-      : runColor(this.ctx.catalog, baseline);
+      : colorFor(baseline);
     setChildren(
       this._diffTitle,
       h("span", {
@@ -556,6 +575,24 @@ export class ComparisonChart {
     }
   }
 
+  /**
+   * The groups on screen take the run colours' places (colors.js scope),
+   * so no two groups share a colour and members take their group's.
+   * @param {{group: string, members: {run: string}[]}[] | null} aggregates
+   */
+  _scopeGroups(aggregates) {
+    const groupOf = new Map();
+    for (const entry of aggregates ?? []) {
+      for (const member of entry.members) groupOf.set(member.run, entry.group);
+    }
+    const signature = JSON.stringify([...groupOf]);
+    if (signature === this._groupSignature) return;
+    this._groupSignature = signature;
+    colorScope.setGroupOf(
+      groupOf.size ? (run) => groupOf.get(run) ?? null : null,
+    );
+  }
+
   /** @param {ScalarsResponse} response */
   _draw(response) {
     const o = this.options;
@@ -564,23 +601,32 @@ export class ComparisonChart {
     const axis = axisInfo(response.x);
     // Raw-tag mode: every series has the same tag, the run names suffice.
     const showTag = !o.tag;
-    const colorOf = (/** @type {string} */ run) =>
-      runColor(this.ctx.catalog, run);
     const anyResponse = /** @type {any} */ (response);
     const grouped = Array.isArray(anyResponse.aggregates);
+    this._scopeGroups(grouped ? anyResponse.aggregates : null);
+    const colorOf = (/** @type {string} */ run) => styleFor(run).color;
+    const dashOf = (/** @type {string} */ run) => styleFor(run).dash;
+    const bands = drawnCount(response) <= MAX_BANDED_SERIES;
     const catalog = this.ctx.catalog;
     const main = grouped
       ? groupChartSeries(response, {
           catalog,
           showMembers: Boolean(o.showMembers),
         })
-      : mainChartSeries(response, { showTag, colorOf });
+      : mainChartSeries(response, { showTag, colorOf, dashOf, bands });
     const diffs = grouped
       ? groupDiffSeries(response, { catalog })
       : response.baseline
-        ? diffChartSeries(response, { showTag, colorOf })
+        ? diffChartSeries(response, {
+            showTag,
+            colorOf,
+            dashOf,
+            bands,
+            format: (diff) => differenceFormatter(response, diff),
+          })
         : [];
     const xRange = o.xRange ?? null;
+    const ignoreOutliers = o.ignoreOutliers !== false;
     const common = {
       xLabel: axis.label,
       xAxisLabel: axis.axisLabel,
@@ -593,9 +639,13 @@ export class ComparisonChart {
       onZoom: (/** @type {number} */ min, /** @type {number} */ max) =>
         this._zoom([min, max]),
       onZoomReset: () => this._zoom(null),
+      onDraw: () => chartDrawn(),
     };
     const mainOnly = {
-      onDraw: (/** @type {any} */ u) => this._anomalies.draw(u),
+      onDraw: (/** @type {import("../../components/chart.js").Chart} */ c) => {
+        chartDrawn();
+        if (c.uplot) this._anomalies.draw(c.uplot);
+      },
     };
 
     const mainLook = JSON.stringify([
@@ -616,6 +666,7 @@ export class ComparisonChart {
         emptyText,
         series: main,
         xRange,
+        ignoreOutliers,
       });
     } else if (mainLook !== this._mainLook) {
       this.mainChart.update({
@@ -626,9 +677,10 @@ export class ComparisonChart {
         emptyText,
         series: main,
         xRange,
+        ignoreOutliers,
       });
     } else {
-      this.mainChart.update({ series: main, xRange });
+      this.mainChart.update({ series: main, xRange, ignoreOutliers });
     }
     this._mainLook = mainLook;
 
@@ -658,6 +710,7 @@ export class ComparisonChart {
             height: o.diffHeight ?? DEFAULT_DIFF_HEIGHT,
             series: diffs,
             xRange: diffRange,
+            ignoreOutliers,
           });
           this.diffChart.element.classList.add("tbmf-chart--diff");
         } else if (diffLook !== this._diffLook) {
@@ -666,9 +719,14 @@ export class ComparisonChart {
             height: o.diffHeight ?? DEFAULT_DIFF_HEIGHT,
             series: diffs,
             xRange: diffRange,
+            ignoreOutliers,
           });
         } else {
-          this.diffChart.update({ series: diffs, xRange: diffRange });
+          this.diffChart.update({
+            series: diffs,
+            xRange: diffRange,
+            ignoreOutliers,
+          });
         }
         this._diffLook = diffLook;
       }
@@ -712,124 +770,12 @@ export class ComparisonChart {
 
   /** @param {ScalarsResponse} response */
   _renderNotes(response) {
-    const notes = responseNotes(response);
-    this._notes.hidden = notes.length === 0;
-    const problems = notes.filter((n) => n.kind !== "missing");
-    const missing = notes.filter((n) => n.kind === "missing");
-    /** @type {Map<string, string[]>} */
-    const missingByReason = new Map();
-    for (const note of missing) {
-      const runs = missingByReason.get(note.reason);
-      if (runs) runs.push(note.run);
-      else missingByReason.set(note.reason, [note.run]);
-    }
-    const excludedRuns = new Set(
-      problems.filter((n) => n.kind === "excluded").map((n) => n.run),
-    );
-    setChildren(
+    renderNotes(
       this._notes,
-      problems.length
-        ? h(
-            "div",
-            { className: "tbmf-cmp-notes__box", attrs: { role: "status" } },
-            h(
-              "div",
-              { className: "tbmf-cmp-notes__head" },
-              icon("warning", { size: 16 }),
-              h("span", {
-                text: excludedRuns.size
-                  ? `${plural(excludedRuns.size, "run")} cannot be placed on the ${response.x} axis`
-                  : "Some differences cannot be drawn",
-              }),
-            ),
-            h(
-              "ul",
-              { className: "tbmf-cmp-notes__list" },
-              problems.map((note) => this._noteItem(note, response)),
-            ),
-          )
-        : null,
-      [...missingByReason].map(([reason, runs]) =>
-        h(
-          "div",
-          { className: "tbmf-cmp-notes__missing" },
-          icon("info", { size: 15 }),
-          h("span", { text: `Not drawn (${reason}):` }),
-          h(
-            "ul",
-            { className: "tbmf-cmp-notes__runs" },
-            runs.map((run) =>
-              h(
-                "li",
-                {
-                  className: "tbmf-cmp-note",
-                  dataset: { run, kind: "missing" },
-                  title: reason,
-                },
-                h("span", {
-                  className: "tbmf-dot",
-                  style: { "--dot": runColor(this.ctx.catalog, run) },
-                }),
-                h("span", { text: run }),
-              ),
-            ),
-          ),
-        ),
-      ),
+      response,
+      this.ctx.catalog.runs.map((r) => r.run),
     );
   }
-
-  /**
-   * @param {import("./series.js").Note} note
-   * @param {ScalarsResponse} response
-   * @returns {HTMLElement}
-   */
-  _noteItem(note, response) {
-    return h(
-      "li",
-      {
-        className: "tbmf-cmp-note",
-        dataset: { run: note.run, kind: note.kind },
-      },
-      h("span", {
-        className: "tbmf-dot",
-        style: { "--dot": runColor(this.ctx.catalog, note.run) },
-      }),
-      h("span", {
-        className: "tbmf-cmp-note__run",
-        text: note.tag ? `${note.run} · ${note.tag}` : note.run,
-      }),
-      h("span", {
-        className: "tbmf-cmp-note__kind",
-        text:
-          note.kind === "excluded"
-            ? `not on the ${response.x} axis`
-            : "no difference curve",
-      }),
-      h("span", { className: "tbmf-cmp-note__reason", text: note.reason }),
-      note.configHint ? configHint(note.run) : null,
-    );
-  }
-}
-
-/**
- * The fix for a run without epochs: a config entry that sets its steps
- * per epoch.
- * @param {string} run
- * @returns {HTMLElement}
- */
-function configHint(run) {
-  const snippet = JSON.stringify({
-    runs: { [run]: { stepsPerEpoch: "<batches per epoch>" } },
-  });
-  return h(
-    "div",
-    { className: "tbmf-cmp-note__hint" },
-    h("span", { text: "Fix: add to the config file " }),
-    h("code", { text: "<logdir>/.tb_multiframework/config.json" }),
-    h("span", { text: " (or --tbmf_config): " }),
-    h("code", { className: "tbmf-cmp-note__snippet", text: snippet }),
-  );
 }
 
 /**
@@ -844,6 +790,62 @@ function exportLink(label) {
     dataset: { format: label.toLowerCase() },
     attrs: { download: "" },
   });
+}
+
+/**
+ * @param {ScalarsResponse} response
+ * @returns {number} series the main chart draws
+ */
+function drawnCount(response) {
+  return response.series.filter((s) => !s.excluded).length;
+}
+
+/**
+ * The tooltip text of a difference curve's values: to the precision of the
+ * two values it subtracts (format.js formatDifference), whose larger
+ * magnitude at x is read from the run's and the baseline's own series.
+ * Ratios need nothing: five significant digits already hide float noise.
+ * @param {ScalarsResponse} response
+ * @param {import("./series.js").DiffSeries} diff
+ * @returns {((value: number, x: number) => string) | undefined}
+ */
+export function differenceFormatter(response, diff) {
+  if (response.diffMode === "ratio") return undefined;
+  const smoothed = response.smoothing > 0;
+  const find = (/** @type {string} */ run, /** @type {string} */ tag) =>
+    response.series.find((s) => s.run === run && s.tag === tag && !s.excluded);
+  const own = find(diff.run, diff.tag);
+  const base = find(diff.baseline, diff.baselineTag);
+  return (value, x) => {
+    const scale = Math.max(
+      magnitudeAt(own, x, smoothed),
+      magnitudeAt(base, x, smoothed),
+      // The operands are at least as large as the difference.
+      Math.abs(value),
+    );
+    return formatDifference(value, scale);
+  };
+}
+
+/**
+ * |value| of a series at its point nearest to x (0 when unknown).
+ * @param {import("./series.js").ScalarSeries | undefined} series
+ * @param {number} x
+ * @param {boolean} smoothed read the smoothed values
+ * @returns {number}
+ */
+function magnitudeAt(series, x, smoothed) {
+  if (!series || series.x.length === 0) return 0;
+  const i = lowerBound(series.x, x);
+  const candidates = [i - 1, i].filter((j) => j >= 0 && j < series.x.length);
+  let best = 0;
+  for (const j of candidates) {
+    for (const values of smoothed ? [series.smoothed, series.y] : [series.y]) {
+      const v = Number(values[j]);
+      if (Number.isFinite(v)) best = Math.max(best, Math.abs(v));
+    }
+  }
+  return best;
 }
 
 /**

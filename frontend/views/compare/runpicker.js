@@ -1,18 +1,34 @@
 // The run picker of the Compare view: the shared run selection as a
 // searchable list, Keras sub-runs under their group, each run with its
-// chart colour and framework badge.
+// chart colour (click it to pin another) and framework badge.
+//
+// The filter (state key `rq`, shared with the Layouts view) narrows the
+// list; with a filter, "Select N" adds the matching runs and "Only" selects
+// exactly them ("None" still clears everything), and "Charts:
+// matching only" (`rqn`) makes the charts follow the filter as
+// TensorBoard's run filter does.
 
-import { frameworkLabel } from "../../colors.js";
+import {
+  colorScope,
+  frameworkLabel,
+  parsePinnedColors,
+  pinColor,
+  PINNED_COLORS_KEY,
+  styleFor,
+} from "../../colors.js";
 import { frameworkBadge, h, icon } from "../../dom.js";
+import { compileFilter, runMatcher, RUN_FILTER_KEYS } from "../../filter.js";
 import { formatInt } from "../../format.js";
-import { runColor } from "./colors.js";
-import { runMatcher } from "../../filter.js";
+import { markInput } from "../../perf.js";
+import { openColorPicker } from "./colorpicker.js";
 
 /** @typedef {import("../../model.js").RunInfo} RunInfo */
 /** @typedef {import("../../app.js").ViewContext} ViewContext */
 
 /** Longest search text accepted, in characters. */
 const MAX_SEARCH_LENGTH = 200;
+/** Milliseconds of typing quiet before the filter applies. */
+const SEARCH_DEBOUNCE_MS = 120;
 
 export class RunPicker {
   /**
@@ -20,26 +36,54 @@ export class RunPicker {
    */
   constructor(ctx) {
     this.ctx = ctx;
-    this._query = "";
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this._searchTimer = null;
+    /** Pinned colours as of the last render. */
+    /** @type {Map<string, string>} */
+    this._pins = new Map();
     this._search = h("input", {
       className: "tbmf-cmp-search__input",
       attrs: {
         type: "search",
-        placeholder: "Search runs",
-        "aria-label": "Search runs",
+        placeholder: "Filter runs (regex)",
+        "aria-label": "Filter runs",
         spellcheck: "false",
         autocomplete: "off",
         maxlength: MAX_SEARCH_LENGTH,
       },
       dataset: { control: "run-search" },
+      on: { input: () => this._onSearchInput() },
+    });
+    this._search.value = this._query();
+    this._count = h("span", { className: "tbmf-cmp-card__count" });
+    this._filterNote = h("div", {
+      className: "tbmf-cmp-search__note",
+      attrs: { hidden: true, "aria-live": "polite" },
+    });
+    this._narrow = h("input", {
+      attrs: { type: "checkbox" },
+      dataset: { control: "run-filter-narrows" },
       on: {
-        input: () => {
-          this._query = this._search.value.trim();
-          this.render();
+        change: (event) => {
+          markInput("filter-narrows", event);
+          ctx.state.update({
+            [RUN_FILTER_KEYS.narrow]: this._narrow.checked ? "1" : null,
+          });
         },
       },
     });
-    this._count = h("span", { className: "tbmf-cmp-card__count" });
+    this._narrowBox = h(
+      "label",
+      {
+        className: "tbmf-cmp-search__narrow",
+        title:
+          "Draw only the selected runs that match the filter, as " +
+          "TensorBoard's run filter does",
+      },
+      this._narrow,
+      h("span", { text: "Charts: matching runs only" }),
+    );
+    this._actions = h("span", { className: "tbmf-cmp-card__actions" });
     this._list = h("ul", {
       className: "tbmf-cmp-runs",
       attrs: { "aria-label": "Runs" },
@@ -52,26 +96,7 @@ export class RunPicker {
         { className: "tbmf-cmp-card__head" },
         h("h2", { className: "tbmf-cmp-card__title", text: "Runs" }),
         this._count,
-        h(
-          "span",
-          { className: "tbmf-cmp-card__actions" },
-          h("button", {
-            className: "tbmf-button tbmf-button--text",
-            text: "All",
-            title: "Select every run (runs that appear later too)",
-            attrs: { type: "button" },
-            dataset: { action: "runs-all" },
-            on: { click: () => ctx.state.setSelection(null) },
-          }),
-          h("button", {
-            className: "tbmf-button tbmf-button--text",
-            text: "None",
-            title: "Clear the selection",
-            attrs: { type: "button" },
-            dataset: { action: "runs-none" },
-            on: { click: () => ctx.state.setSelection([]) },
-          }),
-        ),
+        this._actions,
       ),
       h(
         "label",
@@ -79,7 +104,85 @@ export class RunPicker {
         icon("search", { size: 16 }),
         this._search,
       ),
+      this._filterNote,
+      this._narrowBox,
       this._list,
+    );
+  }
+
+  /** @returns {string} the filter text in the state */
+  _query() {
+    return this.ctx.state.get(RUN_FILTER_KEYS.query);
+  }
+
+  _onSearchInput() {
+    if (this._searchTimer !== null) clearTimeout(this._searchTimer);
+    this._searchTimer = setTimeout(() => {
+      this._searchTimer = null;
+      this.ctx.state.update({
+        [RUN_FILTER_KEYS.query]: this._search.value.trim() || null,
+      });
+    }, SEARCH_DEBOUNCE_MS);
+  }
+
+  /**
+   * The header's buttons: All / None, or with a filter the same acting on
+   * the matching runs.
+   * @param {string[]} matching names of the runs the filter keeps
+   * @param {boolean} filtered
+   */
+  _renderActions(matching, filtered) {
+    const state = this.ctx.state;
+    const button = (
+      /** @type {string} */ text,
+      /** @type {string} */ title,
+      /** @type {string} */ action,
+      /** @type {() => void} */ run,
+    ) =>
+      h("button", {
+        className: "tbmf-button tbmf-button--text",
+        text,
+        title,
+        attrs: { type: "button" },
+        dataset: { action },
+        on: {
+          click: (event) => {
+            markInput("selection", event);
+            run();
+          },
+        },
+      });
+    if (!filtered) {
+      this._actions.replaceChildren(
+        button(
+          "All",
+          "Select every run (runs that appear later too)",
+          "runs-all",
+          () => state.setSelection(null),
+        ),
+        button("None", "Clear the selection", "runs-none", () =>
+          state.setSelection([]),
+        ),
+      );
+      return;
+    }
+    const n = formatInt(matching.length);
+    this._actions.replaceChildren(
+      button(
+        `Select ${n}`,
+        `Add the ${n} runs matching the filter to the selection`,
+        "runs-all",
+        () => this._setSelected(matching, true),
+      ),
+      button(
+        "Only",
+        `Select exactly the ${n} runs matching the filter`,
+        "runs-only",
+        () => state.setSelection(matching),
+      ),
+      button("None", "Clear the selection (every run)", "runs-none", () =>
+        state.setSelection([]),
+      ),
     );
   }
 
@@ -87,17 +190,30 @@ export class RunPicker {
     const { catalog, state } = this.ctx;
     const all = catalog.runs;
     const selected = state.selectedRuns(all.map((r) => r.run));
+    const query = this._query();
+    if (this._searchTimer === null && document.activeElement !== this._search) {
+      this._search.value = query;
+    }
+    const filter = compileFilter(query);
+    this._filterNote.hidden = !filter.note;
+    this._filterNote.textContent = filter.note;
+    this._narrowBox.hidden = !query;
+    this._narrow.checked = state.get(RUN_FILTER_KEYS.narrow) === "1";
     this._count.textContent = all.length
       ? `${formatInt(selected.length)} of ${formatInt(all.length)}`
       : "";
+    const matches = runMatcher(query);
+    const visible = all.filter(matches);
+    this._renderActions(
+      visible.map((r) => r.run),
+      Boolean(query),
+    );
     if (catalog.pending) {
       this._list.replaceChildren(
         h("li", { className: "tbmf-cmp-runs__empty", text: "Loading runs…" }),
       );
       return;
     }
-    const matches = runMatcher(this._query);
-    const visible = all.filter(matches);
     if (visible.length === 0) {
       this._list.replaceChildren(
         h("li", {
@@ -116,6 +232,7 @@ export class RunPicker {
       if (members) members.push(run);
       else groups.set(run.group, [run]);
     }
+    this._pins = parsePinnedColors(state.get(PINNED_COLORS_KEY));
     /** @type {HTMLElement[]} */
     const items = [];
     for (const [group, members] of groups) {
@@ -151,11 +268,13 @@ export class RunPicker {
       attrs: { type: "checkbox", "aria-label": `Select group ${group}` },
       dataset: { group },
       on: {
-        change: () =>
+        change: (event) => {
+          markInput("selection", event);
           this._setSelected(
             members.map((r) => r.run),
             count < members.length,
-          ),
+          );
+        },
       },
     });
     checkbox.checked = count === members.length;
@@ -192,7 +311,12 @@ export class RunPicker {
     const checkbox = h("input", {
       attrs: { type: "checkbox", "aria-label": `Select run ${run.run}` },
       dataset: { run: run.run },
-      on: { change: () => this._setSelected([run.run], !selected) },
+      on: {
+        change: (event) => {
+          markInput("selection", event);
+          this._setSelected([run.run], !selected);
+        },
+      },
     });
     checkbox.checked = selected;
     const prefix = `${run.group}/`;
@@ -220,10 +344,7 @@ export class RunPicker {
         "label",
         { className: "tbmf-cmp-run__label" },
         checkbox,
-        h("span", {
-          className: "tbmf-cmp-run__swatch",
-          style: { "--swatch": runColor(this.ctx.catalog, run.run) },
-        }),
+        this._swatch(run.run),
         h("span", {
           className: "tbmf-cmp-run__name",
           text: run.displayName || short,
@@ -237,5 +358,43 @@ export class RunPicker {
             ),
       ),
     );
+  }
+
+  /**
+   * The run's colour as drawn (hollow when the run is not on screen); a
+   * click opens the picker that pins another.
+   * @param {string} run
+   * @returns {HTMLElement}
+   */
+  _swatch(run) {
+    const style = styleFor(run);
+    const onScreen = colorScope.onScreen(run);
+    const pinned = this._pins.has(run);
+    const button = h("button", {
+      className: `tbmf-cmp-run__swatch${onScreen ? "" : " is-off"}${
+        pinned ? " is-pinned" : ""
+      }${style.dash ? " is-dashed" : ""}`,
+      title: pinned
+        ? `Colour pinned (${style.color}): click to change`
+        : "Click to pin a colour for this run",
+      style: { "--swatch": style.color },
+      attrs: { type: "button", "aria-label": `Colour of ${run}` },
+      dataset: { colorOf: run, color: style.color },
+      on: {
+        click: (event) => {
+          event.preventDefault();
+          openColorPicker(button, {
+            run,
+            color: style.color,
+            pinned,
+            onPick: (color) => {
+              markInput("color", event);
+              pinColor(this.ctx.state, run, color);
+            },
+          });
+        },
+      },
+    });
+    return button;
   }
 }

@@ -9,15 +9,18 @@ import { formatInt } from "../../format.js";
  *     of them arrive as typed arrays (`fetchScalars`), whose NaN and
  *     ±Infinity are plain numbers
  *
+ * @typedef {ArrayLike<Value>} Values plain arrays, or typed arrays when
+ *     model.js decodes a compact payload (NaN for gaps and NaN alike)
+ *
  * @typedef {Object} ScalarSeries One entry of `series` in `GET scalars`.
  * @property {string} run
  * @property {string} tag
  * @property {ArrayLike<number>} x
- * @property {ArrayLike<Value>} y
- * @property {ArrayLike<Value>} yMin
- * @property {ArrayLike<Value>} yMax
- * @property {ArrayLike<Value>} smoothed
- * @property {ArrayLike<number>} [steps]
+ * @property {Values} y
+ * @property {Values} yMin
+ * @property {Values} yMax
+ * @property {Values} smoothed
+ * @property {number[]} [steps]
  * @property {number} total points logged
  * @property {number} returned points sent
  * @property {string} [excluded] why it has no place on the axis
@@ -61,6 +64,20 @@ const LINE_WIDTH = 1.5;
 const SMOOTHED_WIDTH = 2;
 /** Key of the reference line (0 or 1) in the difference chart. */
 export const REFERENCE_KEY = "__baseline__";
+
+/**
+ * @typedef {Object} SeriesOptions
+ * @property {boolean} [showTag] label `run · tag` (default true; false when
+ *     every series has the same tag)
+ * @property {(run: string) => string} [colorOf] a run's colour (default: the
+ *     chart's)
+ * @property {(run: string) => (readonly number[] | null)} [dashOf] a run's
+ *     own dash (runs past the palette's colours); the baseline's and a
+ *     second tag's dashes win
+ * @property {boolean} [bands] draw min/max bands (default true; the line
+ *     already passes through every bucket's min and max, so many runs can
+ *     do without)
+ */
 
 /**
  * The key of a (run, tag) series, unique in a chart.
@@ -114,12 +131,13 @@ export function drawnSeries(response) {
  * The main chart's series: one a (run, tag); with smoothing, the smoothed
  * line bold over the raw one drawn faint with its min/max band.
  * @param {ScalarsResponse} response
- * @param {{showTag?: boolean, colorOf?: (run: string) => string}} [options]
- *     showTag: label `run · tag` (default true; false when every series has
- *     the same tag); colorOf: a run's colour (default: the chart's)
+ * @param {SeriesOptions} [options]
  * @returns {ChartSeries[]}
  */
-export function mainChartSeries(response, { showTag = true, colorOf } = {}) {
+export function mainChartSeries(
+  response,
+  { showTag = true, colorOf, dashOf, bands = true } = {},
+) {
   const smoothing = response.smoothing > 0;
   /** @type {Map<string, number>} */
   const tagsSeen = new Map();
@@ -135,11 +153,20 @@ export function mainChartSeries(response, { showTag = true, colorOf } = {}) {
     const key = seriesKey(series.run, series.tag);
     const label = showTag ? key : series.run;
     const isBaseline = response.baseline === series.run;
+    const own = dashOf?.(series.run);
     const dash = isBaseline
       ? [...BASELINE_DASH]
       : nth > 0
         ? [...EXTRA_TAG_DASH]
-        : undefined;
+        : own
+          ? [...own]
+          : undefined;
+    const band = bands
+      ? {
+          yMin: /** @type {any} */ (series.yMin),
+          yMax: /** @type {any} */ (series.yMax),
+        }
+      : {};
     const note =
       (isBaseline ? "baseline · " : "") +
       pointsNote(series.returned, series.total) +
@@ -159,8 +186,7 @@ export function mainChartSeries(response, { showTag = true, colorOf } = {}) {
         dash,
         x: series.x,
         y: /** @type {any} */ (series.y),
-        yMin: /** @type {any} */ (series.yMin),
-        yMax: /** @type {any} */ (series.yMax),
+        ...band,
       });
       out.push({
         key,
@@ -184,8 +210,7 @@ export function mainChartSeries(response, { showTag = true, colorOf } = {}) {
         dash,
         x: series.x,
         y: /** @type {any} */ (series.y),
-        yMin: /** @type {any} */ (series.yMin),
-        yMax: /** @type {any} */ (series.yMax),
+        ...band,
       });
     }
   }
@@ -223,11 +248,15 @@ function supersededSeries(series, showTag, colorOf) {
  * In a diff, NaN means "no value here" (a gap), not a logged NaN, so it is
  * drawn as a gap without a marker; ±Inf keeps its marker.
  * @param {ScalarsResponse} response
- * @param {{showTag?: boolean, colorOf?: (run: string) => string}} [options]
- *     as for mainChartSeries
+ * @param {SeriesOptions & {format?: (diff: DiffSeries) =>
+ *     ((value: number, x: number) => string) | undefined}} [options]
+ *     as for mainChartSeries; `format` gives each diff's tooltip text
  * @returns {ChartSeries[]}
  */
-export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
+export function diffChartSeries(
+  response,
+  { showTag = true, colorOf, dashOf, bands = true, format } = {},
+) {
   const smoothing = response.smoothing > 0;
   const diffs = (response.diffs ?? []).filter((d) => !d.excluded);
   if (diffs.length === 0 || !response.baseline) return [];
@@ -244,6 +273,12 @@ export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
     const label = showTag ? key : diff.run;
     const note = pointsNote(diff.returned, diff.total);
     const y = gapsForNaN(diff.y);
+    const own = dashOf?.(diff.run);
+    const dash = own ? [...own] : undefined;
+    const formatDiff = format?.(diff);
+    const band = bands
+      ? { yMin: gapsForNaN(diff.yMin), yMax: gapsForNaN(diff.yMax) }
+      : {};
     if (smoothing) {
       out.push({
         key: `${key} (raw)`,
@@ -255,10 +290,11 @@ export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
         markers: false,
         alpha: RAW_ALPHA,
         width: 1,
+        dash,
+        format: formatDiff,
         x: diff.x,
         y,
-        yMin: gapsForNaN(diff.yMin),
-        yMax: gapsForNaN(diff.yMax),
+        ...band,
       });
       out.push({
         key,
@@ -267,6 +303,8 @@ export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
         label,
         note,
         width: SMOOTHED_WIDTH,
+        dash,
+        format: formatDiff,
         x: diff.x,
         y: gapsForNaN(diff.smoothed),
       });
@@ -278,10 +316,11 @@ export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
         label,
         note,
         width: LINE_WIDTH,
+        dash,
+        format: formatDiff,
         x: diff.x,
         y,
-        yMin: gapsForNaN(diff.yMin),
-        yMax: gapsForNaN(diff.yMax),
+        ...band,
       });
     }
   }
@@ -311,11 +350,11 @@ export function diffChartSeries(response, { showTag = true, colorOf } = {}) {
 }
 
 /**
- * @param {ArrayLike<Value>} values
+ * @param {Values} values a plain or typed array
  * @returns {Value[]} the values with "NaN" (and NaN) as null
  */
 function gapsForNaN(values) {
-  // Array.from, not map: a typed array's map would turn null into 0.
+  // Array.from: a typed array's own map() would turn null back into 0.
   return Array.from(values, (v) =>
     v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
   );

@@ -96,6 +96,10 @@ export class HistogramsView {
     this._destroyed = false;
     this._syncing = false;
     this._syncAgain = false;
+    /** A's step at the position shown before an axis change, to find on
+     * the new axis (null: none pending). */
+    /** @type {number | null} */
+    this._carryStep = null;
     /** @type {Slot<PairsPayload>} */
     this._pairs = new Slot();
     /** @type {Slot<DistancesPayload>} */
@@ -222,12 +226,23 @@ export class HistogramsView {
       const key = /** @type {Record<string, string>} */ (KEYS)[name];
       if (key) next[key] = value;
     }
-    // Another axis or pair: the old position means nothing there.
+    // The active axis clicked again changes nothing (the position stays).
+    const axisChange = "axis" in patch && patch.axis !== this._axis();
+    if (axisChange) {
+      // Keep the position: A's step there is looked up on the new axis
+      // once its positions arrive (_reconcile).
+      const shown = this._distances.shown;
+      const index = shown ? nearestIndex(shown.positions, this._at()) : -1;
+      this._carryStep = index >= 0 ? shown.stepsA[index] : null;
+    }
+    // Another pair: the old position means nothing there.
     if (
-      ["runA", "runB", "tagA", "tagB", "axis"].some((name) => name in patch)
+      axisChange ||
+      ["runA", "runB", "tagA", "tagB"].some((name) => name in patch)
     ) {
       next[KEYS.at] = null;
     }
+    if (!axisChange) this._carryStep = null;
     this._ctx.state.update(next);
   }
 
@@ -408,6 +423,16 @@ export class HistogramsView {
     const distances = this._distances;
     if (!problem && distances.valueKey === distKey && distances.value) {
       const positions = distances.value.positions;
+      if (this._carryStep !== null && this._at() === null) {
+        // After an axis change: the position of the same step of A.
+        const steps = distances.value.stepsA;
+        const carried = nearestIndex(steps, this._carryStep);
+        this._carryStep = null;
+        if (carried >= 0) {
+          state.update({ [KEYS.at]: String(positions[carried]) });
+          return;
+        }
+      }
       const index = nearestIndex(positions, this._at());
       if (index >= 0) {
         const at = positions[index];

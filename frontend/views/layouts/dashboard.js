@@ -5,6 +5,7 @@
 // every chart, smoothing, baseline) override the charts' own settings.
 
 import { runColor } from "../../colors.js";
+import { runsOnScreen } from "../../filter.js";
 import { h, setChildren } from "../../dom.js";
 import { plural } from "../../format.js";
 import { LatestRequest } from "../../model.js";
@@ -370,8 +371,9 @@ export class Dashboard {
     for (const preview of this._previews.values()) {
       for (const match of preview.matches) runs.add(match.run);
     }
-    const all = this.ctx.catalog.runs.map((r) => r.run);
-    return this.ctx.state.selectedRuns(all).filter((run) => runs.has(run));
+    return runsOnScreen(this.ctx.state, this.ctx.catalog.runs).filter((run) =>
+      runs.has(run),
+    );
   }
 
   // Categories and charts.
@@ -497,8 +499,9 @@ export class Dashboard {
     ) {
       return;
     }
-    const all = this.ctx.catalog.runs.map((r) => r.run);
-    const selected = new Set(this.ctx.state.selectedRuns(all));
+    const selected = new Set(
+      runsOnScreen(this.ctx.state, this.ctx.catalog.runs),
+    );
     const baseline = this.settings.baseline;
     const useBaseline =
       baseline && this._baselineCandidates().includes(baseline)

@@ -8,6 +8,7 @@
 // (debounced) and updates the unsaved-changes indicator.
 
 import { runColor } from "../../colors.js";
+import { describeProblem, emptyDraftProblem } from "./messages.js";
 import { h, setChildren } from "../../dom.js";
 import { plural } from "../../format.js";
 import { LatestRequest } from "../../model.js";
@@ -117,6 +118,11 @@ export class Editor {
       },
     });
     this._name.value = this.draft.name;
+    this._nameProblem = h("div", {
+      className: "tbmf-lay-field-problem",
+      attrs: { hidden: true, "aria-live": "polite" },
+      dataset: { problem: "name" },
+    });
     this._dirty = h("span", {
       className: "tbmf-lay-dirty",
       attrs: { "aria-live": "polite" },
@@ -182,6 +188,7 @@ export class Editor {
             this._dirty,
           ),
           this._name,
+          this._nameProblem,
         ),
         h(
           "div",
@@ -278,9 +285,8 @@ export class Editor {
     try {
       saved = await saveLayout(layout, { previousName, overwrite });
     } catch (error) {
-      this._setSaveError(
-        `Not saved: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      const message = error instanceof Error ? error.message : String(error);
+      this._setSaveError(`Not saved: ${describeProblem(message, this.draft).text}`);
       return false;
     } finally {
       this._saving = false;
@@ -582,6 +588,11 @@ export class Editor {
         className: "tbmf-lay-echart__chart",
         attrs: { hidden: true },
       }),
+      problem: h("div", {
+        className: "tbmf-lay-field-problem",
+        attrs: { hidden: true, role: "status" },
+        dataset: { problem: "chart" },
+      }),
     };
     this._refs.set(`${ci}:${hi}`, refs);
 
@@ -649,6 +660,7 @@ export class Editor {
           ),
         ),
       ),
+      refs.problem,
       h(
         "div",
         { className: "tbmf-lay-echart__body" },
@@ -1039,15 +1051,19 @@ export class Editor {
     if (!preview) return;
     const { catalog, state } = this.ctx;
     this._renderValidity(preview.error);
+    const problem = preview.error
+      ? describeProblem(preview.error, this.draft)
+      : null;
     for (const [key, refs] of this._refs) {
       const [ci, hi] = key.split(":").map(Number);
       const chart = this.draft.categories[ci]?.charts[hi];
       if (!chart) continue;
       const chartPreview = preview.charts.get(key);
-      refs.element.classList.toggle(
-        "has-problem",
-        problemChart(preview.error) === key,
-      );
+      const here = problem?.chart === key;
+      refs.element.classList.toggle("has-problem", here);
+      // The problem in the user's words, on the chart it is about.
+      refs.problem.hidden = !here;
+      refs.problem.textContent = here && problem ? problem.fix : "";
       // Run regex.
       const runError = chartPreview?.regexErrors.find((e) =>
         e.path.endsWith(".runs"),
@@ -1271,15 +1287,19 @@ export class Editor {
    * @param {string | null} error
    */
   _renderValidity(error) {
-    if (error) {
-      this._renderStatus(`Not ready to save: ${error}`, "warning");
+    const problem = error ? describeProblem(error, this.draft) : null;
+    const empty = emptyDraftProblem(this.draft);
+    if (problem) {
+      this._renderStatus(`Not ready to save: ${problem.text}`, "warning");
+    } else if (empty) {
+      this._renderStatus(empty, "warning");
     } else {
       this._renderStatus("Valid layout: ready to save.", "ok");
     }
-    this._name.classList.toggle(
-      "is-invalid",
-      Boolean(error && error.startsWith("name")),
-    );
+    const nameProblem = problem?.scope === "name";
+    this._name.classList.toggle("is-invalid", nameProblem);
+    this._nameProblem.hidden = !nameProblem;
+    this._nameProblem.textContent = nameProblem && problem ? problem.fix : "";
   }
 
   /**
@@ -1308,17 +1328,8 @@ export class Editor {
  * @property {HTMLInputElement} [runsInput]
  * @property {HTMLElement} summary
  * @property {HTMLElement} chartHost the chart drawn from the preview
+ * @property {HTMLElement} problem the validation problem in user words
  */
-
-/**
- * The chart ("category:chart") a validation error is about.
- * @param {string | null} error
- * @returns {string | null}
- */
-function problemChart(error) {
-  const match = error?.match(/^categories\[(\d+)\]\.charts\[(\d+)\]/);
-  return match ? `${match[1]}:${match[2]}` : null;
-}
 
 /**
  * @param {{value: string, label: string, placeholder: string,

@@ -11,6 +11,8 @@
 import { h } from "../../dom.js";
 import { errorText, LatestRequest } from "../../model.js";
 import { KEYS as SHELL_KEYS } from "../../state.js";
+import { PINNED_COLORS_KEY } from "../../colors.js";
+import { RUN_FILTER_KEYS } from "../../filter.js";
 import { RunPicker } from "../compare/runpicker.js";
 import {
   deleteLayout,
@@ -233,10 +235,19 @@ export class LayoutsView {
   /** @param {Set<string>} changed */
   _onState(changed) {
     if (changed.has(SHELL_KEYS.view)) return;
-    if (changed.has(SHELL_KEYS.selection)) {
+    const narrowing = changed.has(RUN_FILTER_KEYS.narrow) ||
+      (changed.has(RUN_FILTER_KEYS.query) &&
+        this.ctx.state.get(RUN_FILTER_KEYS.narrow) === "1");
+    if (changed.has(SHELL_KEYS.selection) || narrowing) {
       this.runPicker.render();
       this.dashboard?.selectionChanged();
       this.editor?.refresh();
+    } else if (
+      changed.has(RUN_FILTER_KEYS.query) ||
+      changed.has(PINNED_COLORS_KEY)
+    ) {
+      this.runPicker.render();
+      if (changed.has(PINNED_COLORS_KEY)) this.dashboard?.selectionChanged();
     }
     if (
       changed.has(LAYOUT_KEYS.name) ||
@@ -503,16 +514,20 @@ export class LayoutsView {
         },
       },
     ];
-    if (base) {
-      actions.push({
-        id: "delete",
-        label: "Delete",
-        icon: "delete",
-        danger: true,
-        title: "Delete this layout",
-        run: () => void this._delete(this.editor?.base?.name ?? base.name),
-      });
-    }
+    // Always there: a new layout can be deleted as soon as it is saved
+    // (_saved enables it), without reopening the editor.
+    actions.push({
+      id: "delete",
+      label: "Delete",
+      icon: "delete",
+      danger: true,
+      title: "Delete this layout",
+      disabled: base ? undefined : "Save the layout first",
+      run: () => {
+        const name = this.editor?.base?.name ?? base?.name;
+        if (name) void this._delete(name);
+      },
+    });
     actions.push({
       id: "close",
       label: "Close",
@@ -564,6 +579,13 @@ export class LayoutsView {
     );
     // The editor stays: what is shown is this layout in edit mode already.
     this._current = target("user", saved.name, true);
+    const remove = /** @type {HTMLButtonElement | null} */ (
+      this.editor?.element.querySelector('[data-action="delete"]') ?? null
+    );
+    if (remove) {
+      remove.disabled = false;
+      remove.title = "Delete this layout";
+    }
     this.ctx.state.update({
       [LAYOUT_KEYS.name]: saved.name,
       [LAYOUT_KEYS.imported]: null,

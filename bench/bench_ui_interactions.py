@@ -1,0 +1,233 @@
+"""Compare view interactions at 50 runs: input to redrawn chart, two trees.
+
+Starts one real TensorBoard per contender on the same 50-run sweep logdir
+(scripts/make_sweep_logs.py: 50 x 20,000 steps, seeded): this checkout, and
+optionally another checkout of the plugin (``--baseline PATH``, e.g. the
+main branch before the 50-run work). Each contender's plugin and frontend
+come from its own tree (PYTHONPATH). One Chromium drives both tabs,
+interleaved (A, B, A, B, ...) so load swings hit both alike, and times
+every interaction the same way from outside the app: from the click (in the
+page) until the comparison panel is no longer loading, plus one animation
+frame (the redrawn chart is on screen). The server's answers are warmed
+once first, so the figures are the browser's part plus a cached answer.
+
+Prints medians per interaction and the ratio this tree / baseline, and the
+machine's load average (the machine is shared: read ratios, not absolutes).
+
+Usage:
+  python bench/bench_ui_interactions.py [--baseline /work/main]
+      [--logdir DIR] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import tempfile
+import time
+from contextlib import contextmanager
+from typing import Iterator
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO)
+
+from playwright.sync_api import Frame, Page, sync_playwright  # noqa: E402
+
+from scripts.make_sweep_logs import write_sweep  # noqa: E402
+from tests.e2e.conftest import (  # noqa: E402
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    TensorBoardServer,
+    start_tensorboard,
+)
+
+VIEWPORT = {"width": 1440, "height": 900}
+PANEL = ".tbmf-cmp-panel"
+MAIN = ".tbmf-cmp-panel > .tbmf-cmp-panel__chart .tbmf-chart"
+
+# Clicks the element in the page and resolves once the panel is idle and a
+# frame has been drawn after it: the same measure for every contender.
+_CLICK_AND_WAIT = """async ([sel, value]) => {
+  const el = document.querySelector(sel);
+  const t0 = performance.now();
+  if (value === null) el.click();
+  else {
+    el.value = value;
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+  }
+  const panel = document.querySelector('.tbmf-cmp-panel');
+  await new Promise((r) => setTimeout(r, 0));
+  while (panel.classList.contains('is-loading')) {
+    await new Promise((r) => setTimeout(r, 1));
+  }
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  return performance.now() - t0;
+}"""
+
+
+@contextmanager
+def _server(tree: str, logdir: str) -> Iterator[TensorBoardServer]:
+    previous = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = tree
+    try:
+        server = start_tensorboard(logdir)
+    finally:
+        if previous is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = previous
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+def _open(page: Page, server: TensorBoardServer) -> Frame:
+    page.goto(
+        server.url("#tb_multiframework&tbmf.view=compare&tbmf.cm=loss/train")
+    )
+    page.locator('.plugin-name[data-plugin-id="tb_multiframework"]').click()
+    handle = page.wait_for_selector('iframe[src*="plugin_entry.html"]')
+    frame = handle.content_frame() if handle else None
+    assert frame is not None
+    frame.wait_for_selector(f'{PANEL}[data-state="ready"]', timeout=120_000)
+    return frame
+
+
+def _interactions(first_run: str) -> list[tuple[str, str, str | None]]:
+    """(name, selector, value or None for a click), in order; each pair
+    leaves the view as it found it."""
+    run_box = f'.tbmf-cmp-run input[data-run="{first_run}"]'
+    return [
+        ("log y on", '[data-control="log-y"]', None),
+        ("log y off", '[data-control="log-y"]', None),
+        ("axis relative", '[data-axis="relative"]', None),
+        ("axis step", '[data-axis="step"]', None),
+        ("smoothing 0.6", '[data-control="smoothing"]', "0.6"),
+        ("smoothing 0", '[data-control="smoothing"]', "0"),
+        ("baseline set", '[data-control="baseline"]', first_run),
+        ("baseline none", '[data-control="baseline"]', ""),
+        ("run off", run_box, None),
+        ("run on", run_box, None),
+        ("legend off", f"{MAIN} .tbmf-chart__legend-item", None),
+        ("legend on", f"{MAIN} .tbmf-chart__legend-item", None),
+    ]
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--baseline", help="another checkout to compare with")
+    parser.add_argument("--logdir", help="a sweep logdir (default: generate)")
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args()
+    contenders = [("this tree", REPO)]
+    if args.baseline:
+        contenders.insert(0, ("baseline", os.path.abspath(args.baseline)))
+
+    with tempfile.TemporaryDirectory() as tmp:
+        logdir = args.logdir
+        if not logdir:
+            logdir = os.path.join(tmp, "sweep")
+            began = time.perf_counter()
+            truths = write_sweep(logdir)
+            print(
+                f"sweep: {len(truths)} runs x 20,000 steps written in "
+                f"{time.perf_counter() - began:.1f} s"
+            )
+        first_run = sorted(
+            name
+            for name in os.listdir(logdir)
+            if os.path.isdir(os.path.join(logdir, name))
+            and not name.startswith(".")
+        )[0]
+        with _contenders(contenders, logdir) as servers, sync_playwright() as p:
+            browser = p.chromium.launch(
+                executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+            )
+            frames = {}
+            for name, server in servers.items():
+                page = browser.new_context(viewport=VIEWPORT).new_page()
+                frames[name] = _open(page, server)
+            steps = _interactions(first_run)
+            # Warm every server answer once (not timed).
+            for name, frame in frames.items():
+                for label, selector, value in steps:
+                    if frame.query_selector(selector) is None:
+                        raise SystemExit(f"{name}: no {selector} ({label})")
+                    frame.evaluate(_CLICK_AND_WAIT, [selector, value])
+            times: dict[str, dict[str, list[float]]] = {
+                name: {step[0]: [] for step in steps} for name in frames
+            }
+            for _ in range(args.repeat):
+                for label, selector, value in steps:
+                    for name, frame in frames.items():
+                        ms = frame.evaluate(_CLICK_AND_WAIT, [selector, value])
+                        times[name][label].append(ms)
+            browser.close()
+    _report(times, [step[0] for step in steps])
+    return 0
+
+
+@contextmanager
+def _contenders(
+    contenders: list[tuple[str, str]], logdir: str
+) -> Iterator[dict[str, TensorBoardServer]]:
+    servers: dict[str, TensorBoardServer] = {}
+    managers = []
+    try:
+        for name, tree in contenders:
+            manager = _server(tree, logdir)
+            servers[name] = manager.__enter__()
+            managers.append(manager)
+        yield servers
+    finally:
+        for manager in reversed(managers):
+            manager.__exit__(None, None, None)
+
+
+def _report(
+    times: dict[str, dict[str, list[float]]], labels: list[str]
+) -> None:
+    names = list(times)
+    print(f"\nload average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        "ms from input to redrawn chart (50 runs x 20,000 steps), "
+        "min / median of the repeats:"
+    )
+    header = f"{'interaction':16s}" + "".join(f"{n:>18s}" for n in names)
+    if len(names) == 2:
+        header += f"{'ratio (min)':>13s}{'(median)':>10s}"
+    print(header)
+    for label in labels:
+        cells = [
+            (min(times[n][label]), statistics.median(times[n][label]))
+            for n in names
+        ]
+        row = f"{label:16s}" + "".join(
+            f"{lo:9.0f} /{mid:7.0f}" for lo, mid in cells
+        )
+        if len(names) == 2:
+            (a_lo, a_mid), (b_lo, b_mid) = cells
+            row += f"{b_lo / a_lo:13.2f}{b_mid / a_mid:10.2f}"
+        print(row)
+    if len(names) == 2:
+        sums = [
+            (
+                sum(min(times[n][label]) for label in labels),
+                sum(statistics.median(times[n][label]) for label in labels),
+            )
+            for n in names
+        ]
+        (a_lo, a_mid), (b_lo, b_mid) = sums
+        print(
+            f"{'all (sum)':16s}"
+            + "".join(f"{lo:9.0f} /{mid:7.0f}" for lo, mid in sums)
+            + f"{b_lo / a_lo:13.2f}{b_mid / a_mid:10.2f}"
+        )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

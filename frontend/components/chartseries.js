@@ -1,0 +1,137 @@
+// Pure helpers of the chart component (components/chart.js): series keys,
+// which option changes keep the uPlot instance, values as uPlot draws them,
+// and the path builder that draws a series from its own points.
+
+import { rowWindow } from "./chartmarks.js";
+import { formatValue } from "../format.js";
+
+/** @typedef {import("./chart.js").ChartSeries} ChartSeries */
+/** @typedef {import("./chart.js").SeriesSlot} SeriesSlot */
+
+/** Options an update may change while keeping the uPlot instance. */
+export const DATA_OPTIONS = new Set([
+  "series",
+  "xRange",
+  "ignoreOutliers",
+  "tooltipRows",
+  "onDraw",
+]);
+
+/**
+ * @param {ChartSeries} spec
+ * @returns {string}
+ */
+export function seriesKey(spec) {
+  return spec.key ?? spec.label;
+}
+
+/**
+ * @param {ChartSeries[]} a
+ * @param {ChartSeries[]} b
+ * @returns {boolean} whether both list the same series keys and bands
+ */
+export function sameKeys(a, b) {
+  if (a.length !== b.length) return false;
+  return a.every(
+    (spec, i) =>
+      seriesKey(spec) === seriesKey(b[i]) &&
+      (spec.yMin != null) === (b[i].yMin != null) &&
+      spec.color === b[i].color &&
+      spec.run === b[i].run &&
+      spec.label === b[i].label &&
+      spec.linkedTo === b[i].linkedTo &&
+      spec.legend === b[i].legend &&
+      spec.width === b[i].width &&
+      spec.alpha === b[i].alpha &&
+      String(spec.dash ?? "") === String(b[i].dash ?? ""),
+  );
+}
+
+/**
+ * Copies values as numbers: anything not finite (NaN, the server's "NaN"
+ * strings, ±Infinity) and, on log y, anything not positive becomes `null`.
+ * @param {ArrayLike<number | null>} values
+ * @param {number} length the x length (missing trailing values are gaps)
+ * @param {boolean} logY
+ * @returns {(number | null)[]}
+ */
+export function cleanValues(values, length, logY) {
+  const out = new Array(length);
+  for (let i = 0; i < length; i++) {
+    const v = values[i];
+    out[i] =
+      typeof v === "number" && Number.isFinite(v) && (!logY || v > 0)
+        ? v
+        : null;
+  }
+  return out;
+}
+
+/**
+ * Point markers only for sparse series (e.g. one value an epoch): more than
+ * 12 CSS pixels a point in the x window (counted on the series' own x).
+ * @param {SeriesSlot} slot
+ * @param {uPlot} u
+ * @returns {boolean}
+ */
+export function sparse(slot, u) {
+  const { min, max } = u.scales.x;
+  if (min == null || max == null) return false;
+  const [first, last] = rowWindow(slot.ownX, min, max);
+  const count = last - first + 1;
+  return count > 0 && u.bbox.width / devicePixelRatio / count > 12;
+}
+
+/**
+ * A uPlot path builder that strokes a series from its own points instead of
+ * the joined rows: with 50 runs the joined table has ~15 times more rows
+ * than any series has points, and uPlot's builder walks them all.
+ * @param {SeriesSlot} slot
+ * @returns {uPlot.Series.PathBuilder}
+ */
+export function ownPoints(slot) {
+  return (u) => {
+    const xs = slot.ownX;
+    const ys = slot.ownY;
+    const { min, max } = u.scales.x;
+    const stroke = new Path2D();
+    if (min != null && max != null && xs.length > 0) {
+      // One point beyond each edge, so the line reaches the plot's edges.
+      const [first, last] = rowWindow(xs, min, max);
+      const from = Math.max(0, first - 1);
+      const to = Math.min(xs.length - 1, last + 1);
+      let pen = false;
+      for (let i = from; i <= to; i++) {
+        const v = ys[i];
+        if (v === null) {
+          pen = false;
+          continue;
+        }
+        const px = u.valToPos(xs[i], "x", true);
+        const py = u.valToPos(v, "y", true);
+        if (pen) stroke.lineTo(px, py);
+        else stroke.moveTo(px, py);
+        pen = true;
+      }
+    }
+    return /** @type {any} */ ({
+      stroke,
+      fill: null,
+      clip: null,
+      band: null,
+      gaps: null,
+      flags: 0,
+    });
+  };
+}
+
+/**
+ * @param {'number' | 'time' | undefined} xType
+ * @returns {(x: number) => string}
+ */
+export function defaultFormatX(xType) {
+  if (xType === "time") {
+    return (x) => new Date(x * 1000).toLocaleString("en-GB");
+  }
+  return formatValue;
+}

@@ -1,0 +1,171 @@
+"""`tbmf anomalies`: the tab's anomaly findings (the `anomalies` route) as a
+table, and an exit code for CI."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tb_multiframework.cli import common
+
+HELP = "spikes, divergence, plateaus, overfitting, ... found in the runs"
+EPILOG = """\
+examples:
+  tbmf anomalies runs/
+  tbmf anomalies runs/ --run torch_port --metric loss/train --json
+  tbmf anomalies runs/ --fail-on nonfinite,explosion,rank_desync
+
+The detectors and their kinds are the tab's (the `anomalies` route): a run
+with NaN/Inf values, spikes, cliffs, plateaus, oscillation, explosions,
+stepwise rises of a validation metric, overfitting and train/val drift,
+DDP ranks drifting apart. --kinds limits the report; --fail-on KINDS (or
+`any`) makes the command exit 1 when a finding of a listed kind is reported.
+
+exit codes: 0 done (no finding of a --fail-on kind); 1 a finding of a
+--fail-on kind; 2 usage error (an unknown run, metric, tag or kind names the
+choices).
+"""
+_WIDTH = 100  # characters of the table
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "anomalies",
+        help=HELP,
+        description=HELP,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common.add_logdir_arguments(parser)
+    parser.add_argument(
+        "--run",
+        metavar="R",
+        action="append",
+        default=[],
+        help="a run or a directory of runs; repeat for more (default: all)",
+    )
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument("--metric", metavar="M", help="one metric (key or name)")
+    what.add_argument("--tag", metavar="T", help="one raw tag")
+    parser.add_argument(
+        "--kinds", metavar="K,K", help="report only these kinds"
+    )
+    parser.add_argument(
+        "--fail-on",
+        metavar="KINDS",
+        help="exit 1 when one of these kinds (comma-separated, or `any`) "
+        "is found",
+    )
+    parser.add_argument(
+        "--x",
+        default="step",
+        metavar="AXIS",
+        help="axis of the positions in --json (default step)",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="the route's answer"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _kinds(text: str | None) -> frozenset[str] | None:
+    """A comma-separated list of kinds, checked against the detectors'."""
+    if text is None:
+        return None
+    from tb_multiframework.core.anomalies import (
+        KINDS,
+        parse_kinds,
+    )  # noqa: PLC0415
+
+    listed = [k.strip() for k in text.split(",") if k.strip()]
+    if listed == ["any"]:
+        return frozenset(KINDS)
+    try:
+        return frozenset(parse_kinds(listed))
+    except ValueError:
+        unknown = [k for k in listed if k not in KINDS]
+        raise common.UsageError(
+            f"unknown anomaly kind {unknown[0]!r}; "
+            + common.choices_text(unknown[0], list(KINDS), "kinds")
+        ) from None
+
+
+def run(args: argparse.Namespace) -> int:
+    common.check_axis(args.x)
+    kinds = _kinds(args.kinds)
+    fail_on = _kinds(args.fail_on) or frozenset()
+    stack = common.load(args)
+    from tb_multiframework.anomaly_api import AnomalyQuery  # noqa: PLC0415
+
+    names = [r["run"] for r in stack.api.runs()["runs"]]
+    runs: list[str] = []
+    for token in args.run:
+        runs += [r for r in common.resolve_run(token, names) if r not in runs]
+    metric = None
+    if args.metric:
+        entries = common.resolve_metrics(
+            args.metric, stack.api.metrics()["metrics"]
+        )
+        if len(entries) > 1:
+            keys = ", ".join(e["key"] for e in entries)
+            raise common.UsageError(
+                f"metric {args.metric!r} has several levels; name one: {keys}"
+            )
+        metric = entries[0]["key"]
+    payload = stack.api.anomaly_payload(
+        AnomalyQuery(
+            runs=tuple(runs), tag=args.tag, metric=metric, kinds=kinds, x=args.x
+        )
+    )
+    failing = sorted({a["kind"] for a in payload["anomalies"]} & fail_on)
+    if args.json:
+        common.print_json(
+            dict(payload, failOn=sorted(fail_on), failing=failing)
+        )
+    else:
+        _print(args, payload)
+    if failing:
+        if not args.json:
+            common.warn(args, f"found {', '.join(failing)} (--fail-on)")
+        return common.EXIT_FAILED
+    return common.EXIT_OK
+
+
+def _print(args: argparse.Namespace, payload: dict[str, Any]) -> None:
+    found = payload["anomalies"]
+    if found:
+        lines, _ = common.render_table(
+            [
+                common.Column("run", elide=True, min_width=16),
+                common.Column("series", elide=True, min_width=12),
+                common.Column("kind"),
+                common.Column("steps", ">"),
+                common.Column("severity", ">"),
+                common.Column("what", elide=True, min_width=20),
+            ],
+            [
+                [
+                    common.printable(a["run"]),
+                    common.printable(a["metric"] or a["tag"]),
+                    a["kind"],
+                    _steps(a),
+                    common.format_value(a["severity"]),
+                    common.printable(a["message"]),
+                ]
+                for a in found
+            ],
+            _WIDTH,
+        )
+        print("\n".join(lines))
+    shown = f" ({len(found)} listed)" if payload.get("truncated") else ""
+    print(
+        f"{payload['total']} finding{'s' * (payload['total'] != 1)} in "
+        f"{payload['series']} series{shown}"
+    )
+
+
+def _steps(anomaly: dict[str, Any]) -> str:
+    start, end = anomaly["step"], anomaly["endStep"]
+    if start == end:
+        return common.format_int(start)
+    return f"{common.format_int(start)}–{common.format_int(end)}"

@@ -1,0 +1,189 @@
+"""`tbmf diff`: two runs metric by metric, as the tab's Compare view sees
+them with A as the baseline."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tb_multiframework.cli import common, export, selection
+
+HELP = "two runs metric by metric: last, best, and |B − A| over the overlap"
+EPILOG = """\
+examples:
+  tbmf diff runs/ tf_run torch_run
+  tbmf diff runs/ keras_fit pytorch_sgd --x epoch --metric loss/val
+  tbmf diff runs/ tf_run torch_run --smoothing 0.6 --json
+
+For every metric both runs have (or each --metric): the last value (at the
+largest step) and the best (lowest loss, highest accuracy; none when the
+direction is unknown) of A and B, B − A absolute and relative to |A|, and
+the mean and max |B − A| over the overlap on the chosen axis (both curves
+read on the union of their x, linear in between, never extrapolated: the
+tab's difference curve), with where the max is. With --smoothing, all of it
+is computed on the smoothed curves.
+"""
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "diff",
+        help=HELP,
+        description=HELP,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common.add_logdir_arguments(parser)
+    selection.add_pair_arguments(parser, positional=True)
+    parser.add_argument(
+        "--metric",
+        metavar="M",
+        action="append",
+        default=[],
+        help="a metric key or name; repeat for more (default: all shared)",
+    )
+    export.add_axis_arguments(parser)
+    parser.add_argument("--json", action="store_true", help="JSON output")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    common.check_axis(args.x)
+    stack = common.load(args)
+    from tb_multiframework import pairs  # noqa: PLC0415 - numpy
+
+    pairing = selection.pair_metrics(
+        stack, args.baseline, args.candidate, args.metric
+    )
+    records = selection.run_records(
+        stack, pairing.baseline_runs + pairing.candidate_runs
+    )
+    common.warn_run_problems(args, records)
+    compared = [
+        pairs.compare_pair(
+            stack.api,
+            metric=m.key,
+            baseline=m.baseline,
+            candidate=m.candidate,
+            axis=args.x,
+            smoothing=args.smoothing,
+            smoothing_mode=args.smoothing_mode,
+        )
+        for m in pairing.metrics
+    ]
+    config = selection.config_diff(stack, pairing)
+    if args.json:
+        common.print_json(
+            {
+                "baseline": args.baseline,
+                "candidate": args.candidate,
+                "x": args.x,
+                "smoothing": args.smoothing,
+                "smoothingMode": args.smoothing_mode,
+                "runs": records,
+                "configDiff": config,
+                "metrics": [c.to_json() for c in compared],
+                "oneSided": pairing.one_sided,
+            }
+        )
+        return common.EXIT_OK
+    print(_header(args, records, pairing))
+    print(f"\nconfig  {selection.config_summary(config)}")
+    rows = selection.config_rows(config)
+    if rows:
+        lines, _ = common.render_table(
+            [
+                common.Column("key", elide=True, min_width=12),
+                common.Column("A", elide=True, min_width=10),
+                common.Column("B", elide=True, min_width=10),
+            ],
+            [[common.printable(c) for c in row] for row in rows],
+            96,
+        )
+        print("\n".join("  " + line for line in lines))
+    for comparison in compared:
+        print()
+        print("\n".join(metric_block(comparison.to_json(), args.x)))
+    for item in pairing.one_sided:
+        print(f"\n{item['metric']}: not in {common.printable(item['missing'])}")
+    return common.EXIT_OK
+
+
+def _header(
+    args: argparse.Namespace, records: list[dict[str, Any]], pairing: Any
+) -> str:
+    by_run = {r["run"]: r for r in records}
+    lines = []
+    for label, token, runs in (
+        ("A", args.baseline, pairing.baseline_runs),
+        ("B", args.candidate, pairing.candidate_runs),
+    ):
+        first = by_run[runs[0]]
+        what = f"{first['framework']} / {first['writer'] or 'unknown writer'}"
+        names = ", ".join(common.printable(r) for r in runs)
+        shown = common.printable(token) + (
+            f" ({names})" if runs != [token] else ""
+        )
+        lines.append(f"{label}  {shown}  {what}")
+    smoothing = (
+        f", smoothing {args.smoothing:g} ({args.smoothing_mode})"
+        if args.smoothing
+        else ""
+    )
+    lines.append(f"x  {args.x}{smoothing}")
+    return "\n".join(lines)
+
+
+_DIRECTIONS = {"min": "lower is better", "max": "higher is better"}
+
+
+def metric_block(item: dict[str, Any], axis: str) -> list[str]:
+    """A metric's lines: last, best, and |B − A| over the overlap."""
+    a, b = item["baseline"], item["candidate"]
+    direction = _DIRECTIONS.get(item["direction"], "direction unknown")
+    tags = f"A: {common.printable(a['tag'])}, B: {common.printable(b['tag'])}"
+    lines = [f"{item['metric']}  {direction}  ({tags})"]
+    for label, key in (("last", "last"), ("best", "best")):
+        change = item[key]
+        if change["baseline"] is None and change["candidate"] is None:
+            continue
+        steps = f"  (steps {_int(a[key + 'Step'])} → {_int(b[key + 'Step'])})"
+        lines.append(
+            f"  {label:<8}{common.format_value(change['baseline'])} → "
+            f"{common.format_value(change['candidate'])}   "
+            f"{_delta(change)}{steps}"
+        )
+    lines.append("  " + "|B − A|".ljust(8) + _gap_text(item, axis))
+    return lines
+
+
+def _gap_text(item: dict[str, Any], axis: str) -> str:
+    if item["excluded"]:
+        return f"not aligned: {common.printable(item['excluded'])}"
+    diff = item["diff"]
+    if diff["overlap"] is None:
+        return f"the runs do not overlap on {axis}"
+    lo, hi = diff["overlap"]
+    span = f"{axis} {common.format_value(lo)}–{common.format_value(hi)}"
+    if diff["compared"] == 0:
+        return f"no finite pair of values in {span}"
+    return (
+        f"mean {common.format_value(diff['meanAbs'])}, "
+        f"max {common.format_value(diff['maxAbs'])} at "
+        f"{axis} {common.format_value(diff['maxAt'])} "
+        f"({common.format_int(diff['compared'])} aligned points, {span})"
+    )
+
+
+def _delta(change: dict[str, Any]) -> str:
+    if change["delta"] is None:
+        return common.MISSING
+    relative = change["relative"]
+    pct = (
+        f" ({common.format_percent(relative)})" if relative is not None else ""
+    )
+    return common.format_signed(change["delta"]) + pct
+
+
+def _int(value: int | None) -> str:
+    return common.format_int(value)

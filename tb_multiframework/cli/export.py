@@ -1,0 +1,132 @@
+"""`tbmf export`: every aligned point, exactly as the `export` route sends it."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from tb_multiframework.cli import common
+
+HELP = "every aligned point of a metric or tag as CSV or JSON"
+EPILOG = """\
+examples:
+  tbmf export runs/ --metric loss/train@epoch --x epoch --out loss.csv
+  tbmf export runs/ --tag Loss/train --run torch_run --format json
+  tbmf export runs/ --metric loss/val --run keras_fit --smoothing 0.6
+
+Columns: x, run, tag, step, wall_time, value, smoothed, sorted by x (the
+`export` route's answer, byte for byte). Without --run: every run with the
+metric.
+"""
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "export",
+        help=HELP,
+        description=HELP,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common.add_logdir_arguments(parser)
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument(
+        "--metric", metavar="M", help="a metric key or name (loss/train)"
+    )
+    what.add_argument("--tag", metavar="T", help="a raw tag (needs --run)")
+    parser.add_argument(
+        "--run",
+        metavar="R",
+        action="append",
+        default=[],
+        help="a run or a directory of runs; repeat for more",
+    )
+    add_axis_arguments(parser)
+    parser.add_argument(
+        "--x-min", type=float, metavar="X", help="first x kept (with --x-max)"
+    )
+    parser.add_argument(
+        "--x-max", type=float, metavar="X", help="last x kept (with --x-min)"
+    )
+    parser.add_argument("--format", choices=("csv", "json"), default="csv")
+    parser.add_argument(
+        "--out", metavar="FILE", help="write here instead of stdout"
+    )
+    parser.set_defaults(handler=run)
+
+
+def add_axis_arguments(parser: argparse.ArgumentParser) -> None:
+    """--x, --smoothing and --smoothing-mode, as the tab offers them."""
+    parser.add_argument(
+        "--x",
+        default="step",
+        metavar="AXIS",
+        help="step (default), epoch, relative, wall or progress",
+    )
+    parser.add_argument(
+        "--smoothing",
+        type=common.parse_smoothing,
+        default=0.0,
+        metavar="W",
+        help="smoothing weight in [0, 1) (default 0: none)",
+    )
+    parser.add_argument(
+        "--smoothing-mode",
+        choices=("ema", "time"),
+        default="ema",
+        help="TensorBoard's EMA (default) or the time-weighted one",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    common.check_axis(args.x)
+    if (args.x_min is None) != (args.x_max is None):
+        raise common.UsageError("give both --x-min and --x-max, or neither")
+    stack = common.load(args)
+    from tb_multiframework.api import ScalarQuery  # noqa: PLC0415
+
+    names = [r["run"] for r in stack.api.runs()["runs"]]
+    runs: list[str] = []
+    for token in args.run:
+        runs.extend(
+            r for r in common.resolve_run(token, names) if r not in runs
+        )
+    metric = None
+    if args.metric is not None:
+        entries = common.resolve_metrics(args.metric, metrics(stack))
+        if len(entries) > 1:
+            keys = ", ".join(e["key"] for e in entries)
+            raise common.UsageError(
+                f"metric {args.metric!r} has several levels; name one: {keys}"
+            )
+        metric = entries[0]["key"]
+        members = sorted({m["run"] for m in entries[0]["members"]})
+        if runs and not set(runs) & set(members):
+            raise common.UsageError(
+                f"none of the runs named has metric {metric}; runs with it: "
+                + ", ".join(members)
+            )
+        runs = [r for r in runs if r in members]
+    elif not runs:
+        raise common.UsageError("--tag needs at least one --run")
+    x_range = None if args.x_min is None else (args.x_min, args.x_max)
+    body, _ = stack.api.export(
+        ScalarQuery(
+            runs=tuple(runs),
+            tag=args.tag,
+            metric=metric,
+            x=args.x,
+            smoothing=args.smoothing,
+            smoothing_mode=args.smoothing_mode,
+            x_range=x_range,
+        ),
+        args.format,
+    )
+    if not args.out and not body.endswith("\n"):
+        body += "\n"  # for the terminal; a file gets the route's bytes
+    common.write_output(args.out, body)
+    return common.EXIT_OK
+
+
+def metrics(stack: Any) -> list[dict[str, Any]]:
+    return stack.api.metrics()["metrics"]

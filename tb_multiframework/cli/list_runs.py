@@ -1,0 +1,323 @@
+"""`tbmf list`: one line per run, the `GET runs` records as a table."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tb_multiframework.cli import common, list_rows
+from tb_multiframework.cli.list_rows import RowColumn
+
+HELP = "one line per run: group, framework, config, hparams, points, ..."
+EPILOG = """\
+examples:
+  tbmf list runs/
+  tbmf list runs/ --metric loss/val --sort best
+  tbmf list runs/ --filter "lr<0.01 framework=pytorch" --sort=-points
+  tbmf list runs/ --filter keras --json
+
+Columns: run, group, framework, writer, trainer, config (hash of the
+hyper-parameters), the hyper-parameters that differ between the listed
+runs, points (scalar points read), steps (first–last), duration (first to
+last event), warn (file problems: torn or corrupt records; --json has their
+text), and with --metric its last and best value (best by direction: lowest
+loss, highest accuracy). Empty columns are left out; when the table cannot
+fit --width, the least useful ones too (duration, writer, trainer, group
+first): a wider --width or --json shows everything.
+
+--filter takes what the tab's filter box takes: clauses `key<op>value`
+(ops < <= > >= = != ~, ~ = contains) over run, group, framework, writer,
+format, configHash, points, steps, last, best, bestStep and any
+hyper-parameter (`lr` finds `train.lr`), and the rest a case-insensitive
+regular expression searched in run, group, framework and writer.
+--sort takes a column (or a hyper-parameter); --sort=-COLUMN descends.
+--json prints the `runs` route's answer for the listed runs (and the
+`metric_summary` route's with --metric).
+"""
+_WIDTH = 100  # characters of the table
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "list",
+        help=HELP,
+        description=HELP,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common.add_logdir_arguments(parser)
+    parser.add_argument(
+        "--metric",
+        metavar="M",
+        help="add the last and best value of this metric (key or name)",
+    )
+    parser.add_argument(
+        "--filter", metavar="EXPR", help="as the tab's filter box"
+    )
+    parser.add_argument(
+        "--sort",
+        metavar="COLUMN",
+        help="sort by a column; --sort=-COLUMN descends",
+    )
+    parser.add_argument(
+        "--width",
+        type=_width,
+        default=_WIDTH,
+        metavar="N",
+        help=f"table width in characters (default {_WIDTH})",
+    )
+    parser.add_argument(
+        "--json", action="store_true", help="the `runs` route's records"
+    )
+    parser.set_defaults(handler=run)
+
+
+def _width(text: str) -> int:
+    """argparse type of --width: characters, at least 40."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 40:
+        raise argparse.ArgumentTypeError(f"must be at least 40, got {value}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    stack = common.load(args)
+    payload = stack.api.runs()
+    runs = payload["runs"]
+    summary = _metric_summary(stack, args.metric) if args.metric else None
+    if args.filter:
+        runs = list_rows.filtered(runs, args.filter, summary)
+    columns = _columns(runs, summary)
+    if args.sort:
+        runs = list_rows.sorted_rows(runs, args.sort, columns)
+    if args.json:
+        out = dict(payload, runs=runs)
+        if summary is not None:
+            out["metricSummary"] = summary
+        common.print_json(out)
+        return common.EXIT_OK
+    if not runs:
+        common.warn(args, f"no runs under {args.logdir} match")
+        return common.EXIT_OK
+    lines, _ = common.render_table(
+        [c.column for c in columns],
+        [[c.text(r) for c in columns] for r in runs],
+        args.width,
+    )
+    print("\n".join(lines))
+    for error in payload["errors"]:
+        common.warn(args, error)
+    return common.EXIT_OK
+
+
+def _metric_summary(stack: Any, token: str) -> dict[str, Any]:
+    """Last and best of a metric per run (the `metric_summary` route)."""
+    entries = common.resolve_metrics(token, stack.api.metrics()["metrics"])
+    if len(entries) > 1:
+        keys = ", ".join(e["key"] for e in entries)
+        raise common.UsageError(
+            f"metric {token!r} has several levels; name one: {keys}"
+        )
+    return stack.api.metric_summary(entries[0]["key"])
+
+
+def _columns(
+    runs: Sequence[dict[str, Any]], summary: dict[str, Any] | None
+) -> list[RowColumn]:
+    def text(field: str) -> Callable[[dict[str, Any]], str]:
+        return lambda r: common.printable(str(r.get(field) or ""))
+
+    def value(field: str) -> Callable[[dict[str, Any]], Any]:
+        return lambda r: r.get(field)
+
+    def any_has(field: str) -> bool:
+        return any(r.get(field) for r in runs)
+
+    differing = _differing(runs)
+    columns = [
+        RowColumn(
+            "run",
+            common.Column("run", elide=True, min_width=20),
+            text("run"),
+            value("run"),
+        ),
+        RowColumn(
+            "group",
+            common.Column("group", elide=True, drop=9),
+            text("group"),
+            value("group"),
+        ),
+        RowColumn(
+            "framework",
+            common.Column("framework", drop=3),
+            text("framework"),
+            value("framework"),
+        ),
+        RowColumn(
+            "writer",
+            common.Column("writer", elide=True, drop=11),
+            text("writer"),
+            value("writer"),
+        ),
+    ]
+    if any_has("trainer"):
+        columns.append(
+            RowColumn(
+                "trainer",
+                common.Column("trainer", elide=True, drop=10),
+                text("trainer"),
+                value("trainer"),
+            )
+        )
+    if any_has("configHash"):
+        columns.append(
+            RowColumn(
+                "config",
+                common.Column("config", drop=8),
+                text("configHash"),
+                value("configHash"),
+            )
+        )
+    if differing:
+        columns.append(
+            RowColumn(
+                "hparams",
+                common.Column("hparams", elide=True, min_width=12, drop=7),
+                lambda r: _hparams_text(r, differing),
+                lambda r: _hparams_text(r, differing),
+            )
+        )
+    columns += [
+        RowColumn(
+            "points",
+            common.Column("points", ">", drop=5),
+            lambda r: common.format_int(r["numPoints"]),
+            value("numPoints"),
+        ),
+        RowColumn(
+            "steps",
+            common.Column("steps", ">", drop=6),
+            _steps_text,
+            value("lastStep"),
+        ),
+        RowColumn(
+            "duration",
+            common.Column("duration", ">", drop=12),
+            lambda r: common.format_duration(_duration(r)),
+            _duration,
+        ),
+    ]
+    if any(r["warnings"] for r in runs):
+        columns.append(
+            RowColumn(
+                "warnings",
+                common.Column("warn", ">", drop=4),
+                lambda r: str(len(r["warnings"])) if r["warnings"] else "",
+                lambda r: len(r["warnings"]),
+            )
+        )
+    if summary is not None:
+        columns += _metric_columns(summary)
+    return columns
+
+
+def _metric_columns(summary: dict[str, Any]) -> list[RowColumn]:
+    fields = list_rows.metric_fields(summary)
+
+    def shown(
+        get: Callable[[dict[str, Any]], Any],
+    ) -> Callable[[dict[str, Any]], str]:
+        return lambda r: (
+            common.format_value(get(r)) if get(r) is not None else ""
+        )
+
+    columns = [
+        RowColumn(
+            "last",
+            common.Column(f"{summary['name']} last", ">", drop=1),
+            shown(fields["last"]),
+            fields["last"],
+        ),
+        RowColumn(
+            "best",
+            common.Column("best", ">", drop=2),
+            shown(fields["best"]),
+            fields["best"],
+        ),
+    ]
+    if summary.get("rankSpread"):
+        columns.append(
+            RowColumn(
+                "spread",
+                common.Column("rank spread", ">", drop=13),
+                lambda r: _percent(fields["spread"](r)),
+                fields["spread"],
+            )
+        )
+    return columns
+
+
+def _percent(value: float | None) -> str:
+    return "" if value is None else f"{100 * value:.2f}%"
+
+
+def _differing(runs: Sequence[dict[str, Any]]) -> list[str]:
+    """Hyper-parameter keys that differ between the listed runs.
+
+    As in the tab, a key some runs lack differs; keys whose values differ
+    between the runs that have them come first (they are what the eye
+    looks for: seed, lr), then the rest, each part by name.
+    """
+    if not any(r.get("hparams") for r in runs):
+        return []
+    from tb_multiframework.core import hparams  # noqa: PLC0415
+
+    differing = hparams.differing_keys([r.get("hparams", {}) for r in runs])
+    having = {
+        key: [r["hparams"] for r in runs if key in r.get("hparams", {})]
+        for key in differing
+    }
+    by_value = {
+        key
+        for key, values in having.items()
+        if hparams.differing_keys([{key: v[key]} for v in values])
+    }
+    return sorted(differing, key=lambda key: (key not in by_value, key))
+
+
+def _hparams_text(run: dict[str, Any], keys: Sequence[str]) -> str:
+    """`lr=0.01 seed=1`: differing keys by their shortest unique suffix."""
+    values = run.get("hparams", {})
+    parts = []
+    for key in keys:
+        if key not in values:
+            continue
+        short = key.rsplit(".", 1)[-1]
+        if sum(k.rsplit(".", 1)[-1] == short for k in keys) > 1:
+            short = key
+        value = values[key]
+        shown = (
+            common.format_value(value)
+            if isinstance(value, float)
+            else str(value)
+        )
+        parts.append(f"{short}={shown}")
+    return common.printable(" ".join(parts))
+
+
+def _steps_text(run: dict[str, Any]) -> str:
+    first, last = run["firstStep"], run["lastStep"]
+    if first is None or last is None:
+        return common.MISSING
+    if first == last:
+        return common.format_int(first)
+    return f"{common.format_int(first)}–{common.format_int(last)}"
+
+
+def _duration(run: dict[str, Any]) -> float | None:
+    start, end = run["startTime"], run["endTime"]
+    return None if start is None or end is None else end - start

@@ -1,0 +1,135 @@
+"""`tbmf`: argument parsing and dispatch to one module per command.
+
+Exit codes: 0 done (a check passed), 1 a check failed or anomalies of a
+listed kind were found, 2 a usage error (unknown run, metric or axis, a
+missing file, a malformed argument), 130 interrupted. A user mistake is one
+line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+from tb_multiframework import __version__
+from tb_multiframework.cli import (
+    anomalies,
+    check,
+    diff,
+    export,
+    list_runs,
+    open_tb,
+    report,
+)
+from tb_multiframework.cli.common import (
+    EXIT_INTERRUPTED,
+    EXIT_USAGE,
+    UsageError,
+    printable,
+)
+
+COMMANDS = (list_runs, diff, export, report, check, anomalies, open_tb)
+
+DESCRIPTION = """\
+Compare PyTorch, TensorFlow/Keras and PaddlePaddle training runs from the
+command line: the same runs, metric names, axes, smoothing and difference
+curves as the Multiframework tab in TensorBoard, read in-process (no server).
+"""
+
+EPILOG = """\
+examples:
+  tbmf list runs/ --metric loss/val
+  tbmf diff runs/ torch_run keras_run --x epoch
+  tbmf export runs/ --metric loss/train@epoch --x epoch --out loss.csv
+  tbmf report runs/ --baseline tf_run --candidate torch_run --out card.md
+  tbmf check runs/ --baseline tf_run --candidate torch_run \\
+      --metric loss/val --x epoch --rtol 0.05
+  tbmf open runs/ tf_run torch_run --metric loss/train
+
+RUN arguments are run names as `tbmf list` shows them, or a directory of
+runs (`keras_fit` for keras_fit/train and keras_fit/validation). Metrics are
+the tab's canonical names (`loss/train`), optionally with their level
+(`loss/train@epoch`). Axes: step, epoch, relative, wall, progress.
+
+exit codes:
+  0    done; `check` passed
+  1    `check` found the candidate out of tolerance; `anomalies` found a
+       kind named by --fail-on
+  2    usage error: unknown run, metric or axis, missing file, bad argument
+  130  interrupted (Ctrl-C)
+
+`tbmf COMMAND --help` describes each command.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors, like every other usage error."""
+
+    def error(self, message: str) -> NoReturn:  # noqa: D102
+        self.exit(
+            EXIT_USAGE,
+            f"tbmf: error: {message} (see `{self.prog} --help`)\n",
+        )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tbmf",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"tbmf {__version__}"
+    )
+    commands = parser.add_subparsers(
+        dest="command", metavar="COMMAND", required=True
+    )
+    for module in COMMANDS:
+        module.register(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs one command; returns its exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.handler(args))
+    except UsageError as error:
+        return _usage_error(str(error))
+    except (LookupError, ValueError) as error:
+        # The api raises NotFound for an unknown name and ValueError for a
+        # bad argument (the routes' 404 and 400); any other lookup error is
+        # a bug and keeps its traceback.
+        api = sys.modules.get("tb_multiframework.api")
+        if isinstance(error, LookupError) and not (
+            api is not None and isinstance(error, api.NotFound)
+        ):
+            raise
+        return _usage_error(str(error.args[0] if error.args else error))
+    except KeyboardInterrupt:
+        print("tbmf: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # The reader (`| head`) left: stop quietly, also at exit's flush.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0
+
+
+def _usage_error(message: str) -> int:
+    print(f"tbmf: error: {printable(message)}", file=sys.stderr)
+    return EXIT_USAGE
+
+
+def entry_point() -> None:
+    """The `tbmf` console script."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":
+    entry_point()

@@ -1,0 +1,230 @@
+"""`tbmf report`: a candidate run against a baseline as a pull-request card
+(Markdown) or one self-contained HTML page."""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from tb_multiframework import __version__
+from tb_multiframework.cli import common, export, selection
+
+HELP = "a candidate against a baseline: Markdown card or HTML page"
+EPILOG = """\
+examples:
+  tbmf report runs/ --baseline tf_run --candidate torch_run --out card.md
+  tbmf report runs/ -a tf_run -b torch_run --x epoch --out report.html
+  tbmf report runs/ -a tf_run -b torch_run --metric loss/val \\
+      --metric accuracy/val --tolerance 0.02 --out card.md
+
+FILE ending in .md: one table line per metric with the baseline's and the
+candidate's value (last, or best with --compare best), the change, and a
+verdict against --tolerance (relative to the baseline): ✅ within it or
+better, ❌ worse by more, ⚠️ changed by more where the metric's direction is
+unknown (lower is better for losses, errors and times; higher for
+accuracy, AUC, F1, IoU, precision, recall, throughput), or not comparable.
+FILE ending in .html: one page that opens from disk without network: the
+same summary, each metric's curves on --x with the difference chart (the
+tab's data: smoothed over every point, downsampled keeping extremes), and
+the runs' metadata. --format overrides the extension (with --out -: stdout).
+"""
+_DEFAULT_TOLERANCE = 0.05  # relative change counted as no change
+_DEFAULT_POINTS = 2000  # points per series in the HTML charts
+FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html"}
+
+
+def register(commands: Any) -> None:
+    parser = commands.add_parser(
+        "report",
+        help=HELP,
+        description=HELP,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    common.add_logdir_arguments(parser)
+    selection.add_pair_arguments(parser, positional=False)
+    parser.add_argument(
+        "--metric",
+        metavar="M",
+        action="append",
+        default=[],
+        help="a metric key or name; repeat for more (default: all shared)",
+    )
+    export.add_axis_arguments(parser)
+    parser.add_argument(
+        "--tolerance",
+        type=common.parse_nonnegative,
+        default=_DEFAULT_TOLERANCE,
+        metavar="T",
+        help="relative change judged as no change "
+        f"(default {_DEFAULT_TOLERANCE} = {_DEFAULT_TOLERANCE * 100:g}%%)",
+    )
+    parser.add_argument(
+        "--compare",
+        choices=("last", "best"),
+        default="last",
+        help="which value of each run the verdict compares (default last)",
+    )
+    parser.add_argument(
+        "--points",
+        type=int,
+        default=_DEFAULT_POINTS,
+        metavar="N",
+        help=f"points per curve in the HTML charts (default {_DEFAULT_POINTS})",
+    )
+    parser.add_argument(
+        "--out", metavar="FILE", required=True, help="FILE.md or FILE.html"
+    )
+    parser.add_argument(
+        "--format", choices=("md", "html"), help="instead of the extension"
+    )
+    parser.set_defaults(handler=run)
+
+
+@dataclass
+class ReportData:
+    """What both report formats show."""
+
+    baseline: str  # the RUN arguments
+    candidate: str
+    axis: str
+    smoothing: float
+    smoothing_mode: str
+    tolerance: float
+    compare: str
+    logdir: str
+    runs: list[dict[str, Any]]  # `runs` route records of both sides
+    items: list[dict[str, Any]]  # per metric: pair JSON + "verdict"
+    one_sided: list[dict[str, str]]
+    config: dict[str, Any] | None  # the `config_diff` route's answer
+    generated: str = field(
+        default_factory=lambda: datetime.datetime.now()
+        .astimezone()
+        .isoformat(timespec="seconds")
+    )
+    version: str = __version__
+    charts: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run(args: argparse.Namespace) -> int:
+    fmt = args.format or FORMATS.get(os.path.splitext(args.out)[1].lower())
+    if fmt is None:
+        raise common.UsageError(
+            f"--out {args.out!r}: end it in .md or .html, or give --format"
+        )
+    common.check_axis(args.x)
+    from tb_multiframework.core.downsample import MAX_POINTS  # noqa: PLC0415
+
+    if not 1 <= args.points <= MAX_POINTS:
+        raise common.UsageError(f"--points must be in [1, {MAX_POINTS}]")
+    stack = common.load(args)
+    data = gather(stack, args, with_charts=fmt == "html")
+    common.warn_run_problems(args, data.runs)
+    if fmt == "md":
+        from tb_multiframework.cli import report_md  # noqa: PLC0415
+
+        text = report_md.render(data)
+    else:
+        from tb_multiframework.cli import report_html  # noqa: PLC0415
+
+        text = report_html.render(data)
+    common.write_output(args.out, text)
+    return common.EXIT_OK
+
+
+def gather(
+    stack: Any, args: argparse.Namespace, *, with_charts: bool
+) -> ReportData:
+    """Compares every paired metric; with charts, the tab's curves too."""
+    from tb_multiframework import pairs  # noqa: PLC0415 - numpy
+    from tb_multiframework.core import parity  # noqa: PLC0415
+
+    pairing = selection.pair_metrics(
+        stack, args.baseline, args.candidate, args.metric
+    )
+    items, charts = [], []
+    for paired in pairing.metrics:
+        comparison = pairs.compare_pair(
+            stack.api,
+            metric=paired.key,
+            baseline=paired.baseline,
+            candidate=paired.candidate,
+            axis=args.x,
+            smoothing=args.smoothing,
+            smoothing_mode=args.smoothing_mode,
+        )
+        item = comparison.to_json()
+        values = item[args.compare]
+        change = parity.judge_change(
+            values["baseline"],
+            values["candidate"],
+            direction=comparison.direction,
+            tolerance=args.tolerance,
+        )
+        item["verdict"] = {"symbol": change.verdict, "reason": change.reason}
+        items.append(item)
+        if with_charts:
+            charts.append(_chart(stack, args, paired, item))
+    return ReportData(
+        baseline=args.baseline,
+        candidate=args.candidate,
+        axis=args.x,
+        smoothing=args.smoothing,
+        smoothing_mode=args.smoothing_mode,
+        tolerance=args.tolerance,
+        compare=args.compare,
+        logdir=args.logdir,
+        runs=selection.run_records(
+            stack, pairing.baseline_runs + pairing.candidate_runs
+        ),
+        items=items,
+        one_sided=pairing.one_sided,
+        config=selection.config_diff(stack, pairing),
+        charts=charts,
+    )
+
+
+def _chart(
+    stack: Any, args: argparse.Namespace, paired: Any, item: dict[str, Any]
+) -> dict[str, Any]:
+    """The `scalars` route's answer for the pair, cut to its two series."""
+    from tb_multiframework.api import ScalarQuery  # noqa: PLC0415
+
+    chart: dict[str, Any] = {"metric": paired.key, "excluded": item["excluded"]}
+    if item["excluded"]:
+        return chart
+    b_run, c_run = paired.baseline[0], paired.candidate[0]
+    answer = json.loads(
+        stack.api.scalars(
+            ScalarQuery(
+                runs=tuple(dict.fromkeys((b_run, c_run))),
+                tag=None,
+                metric=paired.key,
+                x=args.x,
+                smoothing=args.smoothing,
+                smoothing_mode=args.smoothing_mode,
+                points=args.points,
+                baseline=b_run if b_run != c_run else None,
+            )
+        ).data
+    )
+    wanted = {paired.baseline: "baseline", paired.candidate: "candidate"}
+    chart["series"] = [
+        dict(s, role=wanted[(s["run"], s["tag"])])
+        for s in answer["series"]
+        if (s["run"], s["tag"]) in wanted
+    ]
+    chart["diff"] = next(
+        (
+            d
+            for d in answer["diffs"]
+            if (d["run"], d["tag"]) == paired.candidate
+            and (d["baseline"], d["baselineTag"]) == paired.baseline
+        ),
+        None,
+    )
+    return chart

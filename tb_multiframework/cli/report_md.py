@@ -1,0 +1,107 @@
+"""The Markdown card of `tbmf report`: one table line per metric.
+
+Every name from the logs goes into a code span (`md_code`), where nothing
+is markup; a `|` cannot end the table cell and a newline cannot end the
+row.
+"""
+
+from __future__ import annotations
+
+import re
+
+from tb_multiframework.cli import common, selection
+from tb_multiframework.cli.report import ReportData
+
+ARROWS = {"min": " ↓", "max": " ↑"}
+
+
+def md_code(text: str) -> str:
+    """A name from the logs as an inert code span for a table cell.
+
+    Inside a code span nothing is markup (no emphasis, links, HTML or
+    @mentions). The fence is one backtick longer than the longest run of
+    backticks in the name; `|` is escaped because GitHub splits table cells
+    before it parses spans; newlines and other control characters are shown
+    as escapes (`\n`).
+    """
+    body = common.printable(str(text)).replace("|", "\\|")
+    longest = max((len(run) for run in re.findall("`+", body)), default=0)
+    fence = "`" * (longest + 1)
+    if body.startswith("`") or body.endswith("`"):
+        body = f" {body} "
+    return f"{fence}{body}{fence}"
+
+
+def render(data: ReportData) -> str:
+    """The card, ending in a newline."""
+    lines = [
+        f"#### Training parity: {md_code(data.candidate)} vs baseline "
+        f"{md_code(data.baseline)}",
+        "",
+        f"| | metric | baseline ({data.compare}) | candidate | change |",
+        "|:-:|:--|--:|--:|--:|",
+    ]
+    for item in data.items:
+        values = item[data.compare]
+        change = common.MISSING
+        if values["delta"] is not None:
+            change = common.format_signed(values["delta"])
+            if values["relative"] is not None:
+                change += f" ({common.format_percent(values['relative'])})"
+        lines.append(
+            "| "
+            + " | ".join(
+                [
+                    item["verdict"]["symbol"],
+                    md_code(item["metric"]) + ARROWS.get(item["direction"], ""),
+                    common.format_value(values["baseline"]),
+                    common.format_value(values["candidate"]),
+                    change,
+                ]
+            )
+            + " |"
+        )
+    for item in data.one_sided:
+        lines.append(
+            f"| {common.MISSING} | {md_code(item['metric'])} | | | "
+            f"not in {md_code(item['missing'])} |"
+        )
+    counts = {
+        symbol: sum(i["verdict"]["symbol"] == symbol for i in data.items)
+        for symbol in ("✅", "❌", "⚠️")
+    }
+    tolerance = f"{data.tolerance:.4g}".replace("-", "−")
+    lines += [
+        "",
+        *_config_lines(data),
+        " · ".join(f"{symbol} {n}" for symbol, n in counts.items() if n)
+        + f" — {data.compare} values; ✅ within ±{_pct(data.tolerance)}"
+        f" of the baseline or better, ❌ worse by more, ⚠️ changed by more "
+        f"where the direction is unknown, or not comparable; ↓ lower is "
+        f"better, ↑ higher is better.",
+        "",
+        f"<sub>tbmf {data.version} · x {data.axis} · tolerance {tolerance} · "
+        f"{data.generated}</sub>",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _config_lines(data: ReportData) -> list[str]:
+    """A folded table of the hyper-parameters that differ, if any do."""
+    rows = selection.config_rows(data.config)
+    if not rows:
+        return [f"Config: {selection.config_summary(data.config)}.", ""]
+    lines = [
+        f"<details><summary>Config: {selection.config_summary(data.config)}"
+        "</summary>",
+        "",
+        "| key | baseline | candidate |",
+        "|:--|:--|:--|",
+    ]
+    for key, base, cand in rows:
+        lines.append(f"| {md_code(key)} | {md_code(base)} | {md_code(cand)} |")
+    return lines + ["", "</details>", ""]
+
+
+def _pct(fraction: float) -> str:
+    return f"{fraction * 100:.4g}%"

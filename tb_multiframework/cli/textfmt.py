@@ -1,0 +1,177 @@
+"""Numbers, names and tables as `tbmf` prints them (as the tab shows them).
+
+Standard library only: `tbmf --help` imports this.
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+MISSING = "—"
+
+
+def printable(text: str) -> str:
+    """A name made safe for a terminal: control characters escaped.
+
+    Run and tag names come from files; an escape sequence in one must not
+    drive the user's terminal.
+    """
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def format_value(value: float | None) -> str:
+    """Five significant digits, as the tab shows values."""
+    if value is None:
+        return MISSING
+    if isinstance(value, str):
+        return value
+    if not math.isfinite(value):
+        return "NaN" if value != value else ("Inf" if value > 0 else "-Inf")
+    magnitude = abs(value)
+    if magnitude != 0 and (magnitude < 1e-4 or magnitude >= 1e9):
+        return f"{value:.3e}"
+    text = f"{value:.5g}"
+    if "e" in text:  # 5 significant digits of a number >= 1e5
+        text = f"{value:.0f}"
+    return text
+
+
+def format_signed(value: float | None) -> str:
+    """A change with its sign: +0.0032, −1.5."""
+    if value is None:
+        return MISSING
+    text = format_value(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return text
+    return text.replace("-", "−") if value < 0 else "+" + text
+
+
+def format_percent(value: float | None) -> str:
+    """A relative change: +12.3%, −0.4%."""
+    if value is None or not math.isfinite(value):
+        return MISSING
+    return f"{value * 100:+.1f}%".replace("-", "−")
+
+
+def format_int(value: int | None) -> str:
+    return MISSING if value is None else f"{value:,}"
+
+
+def format_duration(seconds: float | None) -> str:
+    """850 ms, 42.5 s, 3 min 12 s, 1 h 04 min, 2 d 03 h (as the tab)."""
+    if seconds is None or not math.isfinite(seconds) or seconds < 0:
+        return MISSING
+    if seconds < 1:
+        return f"{round(seconds * 1000)} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s" if seconds < 10 else f"{round(seconds)} s"
+    minutes, secs = divmod(int(round(seconds)), 60)
+    if minutes < 60:
+        return f"{minutes} min {secs:02d} s"
+    hours, minutes = divmod(minutes, 60)
+    if hours < 24:
+        return f"{hours} h {minutes:02d} min"
+    days, hours = divmod(hours, 24)
+    return f"{days} d {hours:02d} h"
+
+
+@dataclass(frozen=True)
+class Column:
+    """A table column.
+
+    Attributes:
+        title: Header text.
+        align: "<" left or ">" right.
+        elide: Whether long cells may be cut (ending in "…").
+        min_width: Cells an elided column keeps at least.
+        drop: Order in which columns are left out when even the narrowest
+            table is too wide: highest first; 0 is never left out.
+    """
+
+    title: str
+    align: str = "<"
+    elide: bool = False
+    min_width: int = 6
+    drop: int = 0
+
+
+def display_width(text: str) -> int:
+    """Terminal cells of a string (East Asian wide characters take two)."""
+    return sum(
+        2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text
+    )
+
+
+def elide(text: str, width: int) -> str:
+    """Cuts text to `width` cells, ending in "…" when cut."""
+    if display_width(text) <= width:
+        return text
+    out, used = [], 0
+    for ch in text:
+        cells = display_width(ch)
+        if used + cells > width - 1:
+            break
+        out.append(ch)
+        used += cells
+    return "".join(out) + "…"
+
+
+def render_table(
+    columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
+) -> tuple[list[str], list[str]]:
+    """An aligned table at most `width` cells wide where possible.
+
+    The widest elidable columns give up cells first, down to their
+    `min_width`; if that is not enough, columns are left out by `drop`.
+
+    Returns:
+        (lines, titles of the columns left out).
+    """
+    gap = 2
+    keep = list(range(len(columns)))
+    widths = [
+        max([display_width(c.title)] + [display_width(r[i]) for r in rows])
+        for i, c in enumerate(columns)
+    ]
+
+    def floor(i: int) -> int:
+        c = columns[i]
+        if not c.elide:
+            return widths[i]
+        return min(widths[i], max(c.min_width, display_width(c.title)))
+
+    def total(indices: list[int], sizes: dict[int, int]) -> int:
+        return sum(sizes[i] for i in indices) + gap * (len(indices) - 1)
+
+    floors = {i: floor(i) for i in keep}
+    droppable = sorted(
+        (i for i in keep if columns[i].drop), key=lambda i: -columns[i].drop
+    )
+    dropped = []
+    while total(keep, floors) > width and droppable:
+        i = droppable.pop(0)
+        keep.remove(i)
+        dropped.append(columns[i].title)
+    sizes = {i: widths[i] for i in keep}
+    excess = total(keep, sizes) - width
+    while excess > 0:
+        candidates = [i for i in keep if sizes[i] > floors[i]]
+        if not candidates:
+            break
+        widest = max(candidates, key=lambda i: sizes[i] - floors[i])
+        sizes[widest] -= 1
+        excess -= 1
+    lines = []
+    for cells in [[c.title for c in columns], *rows]:
+        parts = []
+        for i in keep:
+            text = elide(cells[i], sizes[i])
+            pad = " " * (sizes[i] - display_width(text))
+            parts.append(text + pad if columns[i].align == "<" else pad + text)
+        lines.append((" " * gap).join(parts).rstrip())
+    return lines, dropped
