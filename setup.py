@@ -69,6 +69,10 @@ setup(
             "fsspec",
             "playwright>=1.40",
             "pyyaml>=5.1",
+            # A real S3 API for the s3:// logdir test; boto3 is what
+            # TensorBoard's S3 filesystem uses.
+            "moto[server]>=5",
+            "boto3",
         ],
         # Lightning's hparams.yaml and config.yaml beside the logs.
         "yaml": ["pyyaml>=5.1"],

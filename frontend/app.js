@@ -283,6 +283,10 @@ export class App {
     for (const message of payload?.errors ?? []) {
       banners.push(banner("warning", message));
     }
+    // What the source of runs (e.g. TensorBoard's data provider) misses.
+    for (const message of payload?.source?.notices ?? []) {
+      banners.push(banner("warning", message));
+    }
     this._banners.replaceChildren(...banners);
 
     this.element.classList.toggle("is-loading", Boolean(payload?.loading));

@@ -47,6 +47,14 @@
  * @property {boolean} loading true until the first load of the logdir ended
  * @property {number} dataVersion grows whenever the data changes
  * @property {string[]} errors global problems, e.g. a bad config file
+ * @property {SourceInfo | null} [source] where the runs come from
+ *
+ * @typedef {Object} SourceInfo
+ * @property {"files" | "provider"} kind the logdir's files, or TensorBoard's
+ *   data provider
+ * @property {string} location
+ * @property {string} reason
+ * @property {string[]} notices what this source misses, with the fix
  */
 
 /** The plugin's route root; this module lives in `<root>/static/`. */
@@ -362,7 +370,8 @@ export class Catalog {
       previous === null ||
       this.error !== null ||
       previous.loading !== normalized.loading ||
-      previous.errors.join("\n") !== normalized.errors.join("\n");
+      previous.errors.join("\n") !== normalized.errors.join("\n") ||
+      String(previous.source?.notices) !== String(normalized.source?.notices);
     this.error = null;
     this.updatedAt = Date.now();
     if (dataChanged) {

@@ -55,7 +55,6 @@ from tb_multiframework.core.types import (
     Excluded,
     RunInfo,
 )
-from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.layout_store import LayoutStore
 from tb_multiframework.placed_cache import PlacedCache
 from tb_multiframework.scalar_views import (
@@ -68,6 +67,7 @@ from tb_multiframework.scalar_views import (
     superseded_selections,
     with_batch_view,
 )
+from tb_multiframework.sources import Source
 from tb_multiframework.store import HistogramSeries, RunSummary, Store
 
 _CACHE_ENTRIES = 64  # answers kept per data version
@@ -167,7 +167,7 @@ class Api:
 
     Args:
       store: the series store.
-      loader: the loader filling it (for load state).
+      loader: the source filling it (for load state), None without one.
       config_file: the user config.
       layout_store: where user layouts are saved, with the reason for the
         place; None when no place is writable.
@@ -176,7 +176,7 @@ class Api:
     def __init__(
         self,
         store: Store,
-        loader: Loader,
+        loader: Source | None,
         config_file: ConfigFile,
         layout_store: LayoutStore | None,
         layout_path_reason: str,
@@ -276,35 +276,50 @@ class Api:
         Building one reads every point of the group's runs; while runs
         train, most of them have not changed since the last data version.
         """
-        inputs: dict[str, dict[str, Any]] = {}
         maps: dict[str, EpochMap | Excluded] = {}
         cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
-        for run, info in infos.items():
-            override = config.for_run(run)
-            setting = None
-            if override.steps_per_epoch is not None or override.epoch_offset:
-                setting = EpochSetting(
-                    steps_per_epoch=override.steps_per_epoch,
-                    epoch_offset=override.epoch_offset or 0.0,
+        # One group at a time: series are decoded from the store's packed
+        # form for this, and only one group's are held at once.
+        for members in by_group.values():
+            inputs: dict[str, dict[str, Any]] = {}
+            for run in members:
+                maps[run], cache[run] = self._epoch_map(
+                    run, infos[run], config, summaries, members, inputs
                 )
-            members = by_group[info.group]
-            key = (
-                info,
-                setting,
-                tuple((m, summaries[m].version) for m in members),
-            )
-            cached = self._epoch_cache.get(run)
-            if cached is not None and cached[0] == key:
-                maps[run] = cached[1]
-            else:
-                for member in members:
-                    if member not in inputs:
-                        inputs[member] = self._epoch_inputs(member)
-                group = {member: inputs[member] for member in members}
-                maps[run] = build_epoch_map(info, group, setting=setting)
-            cache[run] = (key, maps[run])
         self._epoch_cache = cache
         return maps
+
+    def _epoch_map(
+        self,
+        run: str,
+        info: RunInfo,
+        config: Config,
+        summaries: dict[str, RunSummary],
+        members: list[str],
+        inputs: dict[str, dict[str, Any]],
+    ) -> tuple[EpochMap | Excluded, tuple[Any, EpochMap | Excluded]]:
+        """A run's epoch map (cached while its group is unchanged)."""
+        override = config.for_run(run)
+        setting = None
+        if override.steps_per_epoch is not None or override.epoch_offset:
+            setting = EpochSetting(
+                steps_per_epoch=override.steps_per_epoch,
+                epoch_offset=override.epoch_offset or 0.0,
+            )
+        key = (
+            info,
+            setting,
+            tuple((m, summaries[m].version) for m in members),
+        )
+        cached = self._epoch_cache.get(run)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached
+        for member in members:
+            if member not in inputs:
+                inputs[member] = self._epoch_inputs(member)
+        group = {member: inputs[member] for member in members}
+        emap = build_epoch_map(info, group, setting=setting)
+        return emap, (key, emap)
 
     def _epoch_inputs(self, run: str) -> dict[str, Any]:
         """A run's scalar series plus its histogram tags' positions.
@@ -354,9 +369,19 @@ class Api:
     def runs(self) -> dict[str, Any]:
         """`GET runs`: the run catalog."""
         ctx = self._context()
-        stats = self._loader.last_stats
+        loader = self._loader
+        stats = loader.last_stats if loader is not None else None
         errors = [
-            e for e in (self._config_file.error, self._loader.last_error) if e
+            e
+            for e in (
+                self._config_file.error,
+                (
+                    loader.last_error
+                    if loader is not None
+                    else "no logdir and no data provider"
+                ),
+            )
+            if e
         ] + list(ctx.errors)
         return {
             "runs": [
@@ -366,7 +391,7 @@ class Api:
                 }
                 for run, summary in sorted(ctx.summaries.items())
             ],
-            "loading": not self._loader.loaded_once.is_set(),
+            "loading": loader is not None and not loader.loaded_once.is_set(),
             "dataVersion": self._store.version,
             "reload": (
                 None
@@ -374,6 +399,7 @@ class Api:
                 else {"seconds": stats.seconds, "bytesRead": stats.bytes_read}
             ),
             "errors": errors,
+            "source": loader.status().to_json() if loader is not None else None,
         }
 
     def _run_entry(

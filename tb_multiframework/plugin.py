@@ -23,7 +23,7 @@ from tensorboard.backend import http_util
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
-from tb_multiframework import api, wiring
+from tb_multiframework import allocator, api, wiring
 from tb_multiframework.anomaly_api import AnomalyQuery
 from tb_multiframework.core import (
     aggregate,
@@ -40,6 +40,7 @@ from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
 from tb_multiframework.layout_store import LayoutExistsError, LayoutStoreError
 from tb_multiframework.scalar_views import ATTEMPT_MODES
+from tb_multiframework.sources import SOURCES
 from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"
@@ -80,6 +81,26 @@ class MultiframeworkLoader(base_plugin.TBLoader):
             "(default: <logdir>/.tb_multiframework when writable, else the "
             "user's config directory).",
         )
+        group.add_argument(
+            "--tbmf_cache_dir",
+            metavar="DIR",
+            type=str,
+            default="",
+            help="Where the tb_multiframework tab keeps what it read, so a "
+            "restart reads only new bytes (default: "
+            "$XDG_CACHE_HOME/tb_multiframework, i.e. "
+            "~/.cache/tb_multiframework; 'none' turns the cache off).",
+        )
+        group.add_argument(
+            "--tbmf_source",
+            choices=SOURCES,
+            default="auto",
+            help="Where the tb_multiframework tab reads runs: 'files' (reads "
+            "the logdir itself, every point), 'provider' (through "
+            "TensorBoard's data provider, e.g. --grpc_data_provider; "
+            "sampled unless --samples_per_plugin keeps all) or 'auto' "
+            "(files when the logdir is readable from this process).",
+        )
 
     def load(self, context: base_plugin.TBContext) -> MultiframeworkPlugin:
         return MultiframeworkPlugin(context)
@@ -99,6 +120,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     plugin_name = PLUGIN_NAME
 
     def __init__(self, context: base_plugin.TBContext) -> None:
+        allocator.keep_freed_memory()  # series are decoded per request
         flags = context.flags
         self._logdir = context.logdir or ""
         # TensorBoard hands plugins no logdir under --logdir_spec.
@@ -108,15 +130,21 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             logdir_spec=self._logdir_spec,
             config_path=getattr(flags, "tbmf_config", "") or "",
             layouts_dir=getattr(flags, "tbmf_layouts_dir", "") or None,
+            source=getattr(flags, "tbmf_source", "auto") or "auto",
+            data_provider=context.data_provider,
+            flags=flags,
+            cache_dir=getattr(flags, "tbmf_cache_dir", "") or "",
         )
         self._loader = stack.loader
         self._api = stack.api
-        if self._logdir or self._logdir_spec:
+        if self._loader is not None:
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
             blocking = getattr(flags, "reload_task", "auto") == "blocking"
             if blocking:
-                self._loader.reload()
-                self._loader.loaded_once.set()
+                try:
+                    self._loader.reload()
+                finally:
+                    self._loader.loaded_once.set()
             if interval > 0 or not blocking:
                 self._loader.start(interval, wait_first=blocking)
 
@@ -140,7 +168,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         }
 
     def is_active(self) -> bool:
-        return bool(self._logdir or self._logdir_spec)
+        return self._loader is not None
 
     def frontend_metadata(self) -> base_plugin.FrontendMetadata:
         return base_plugin.FrontendMetadata(

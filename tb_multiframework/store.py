@@ -1,9 +1,11 @@
 """The columnar series store: every point read, per (run, tag), as numpy arrays.
 
 Readers (ingest) append chunks; routes take immutable snapshots. Nothing is
-sampled away. A snapshot of a series that grew since the last one concatenates
-its chunks once and keeps only the result, so a loaded series costs 24 bytes a
-scalar point (int64 step, float64 wall time, float64 value).
+sampled away. Scalar points are kept packed (`packing`: float32 values where
+exact, steps and wall times as narrow differences), about 8 bytes a point
+instead of 24, in blocks that `compact()` seals after each reload; a request
+decodes the blocks of the series it reads into the int64 / float64 / float64
+arrays of a `ScalarSeries`, bit for bit what was appended.
 
 Resumed runs (see docs/conventions.md, "Resumed runs"): every scalar point
 keeps the attempt it was logged in, stored as attempt boundaries per series
@@ -16,28 +18,22 @@ the current points, `scalars` every point.
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-
-@dataclasses.dataclass(frozen=True)
-class ScalarSeries:
-    """All points of one scalar tag in one run, in logged order.
-
-    Attributes:
-      steps: int64 steps.
-      wall_times: float64 seconds since the Unix epoch.
-      values: float64 values (float32-exact where the writer stored float32).
-    """
-
-    steps: np.ndarray
-    wall_times: np.ndarray
-    values: np.ndarray
-
-    def __len__(self) -> int:
-        return len(self.steps)
+from tb_multiframework.packing import PackedSeries
+from tb_multiframework.store_series import (
+    AttemptBook,
+    Columns,
+    ScalarColumns,
+    ScalarSeries,
+    SeriesAttempts,
+    decode_blocks,
+    merge_hist_column,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,21 +74,6 @@ class AttemptCounts:
     points: int
     superseded: int
     repeated: int
-
-
-@dataclasses.dataclass(frozen=True)
-class SeriesAttempts:
-    """The attempt facts of one scalar series.
-
-    Attributes:
-      attempts: int attempt index of every point, in logged order.
-      current: bool, the points shown by default (one per step).
-      superseded: bool, points a later attempt superseded.
-    """
-
-    attempts: np.ndarray
-    current: np.ndarray
-    superseded: np.ndarray
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,142 +144,11 @@ class RunMeta:
     sub_run: str = ""
 
 
-_NO_STEP = np.iinfo(np.int64).max  # "no later step" in suffix minima
-
-
-def current_points(
-    steps: np.ndarray,
-    boundaries: Sequence[tuple[int, int]],
-    restarts: Sequence[tuple[int, int]],
-) -> SeriesAttempts:
-    """Which points of a series are current, superseded or repeated.
-
-    A point is not current when a later point of the series, or a later
-    `SessionLog.START`, has a step at or below its own (TensorBoard's rule
-    for restarts, applied without deleting anything). It is *superseded*
-    when that later point belongs to a later attempt (or is a START), else
-    *repeated* (logged again at the same step in the same attempt).
-
-    Args:
-      steps: int64 steps in logged order.
-      boundaries: (index of the first point, attempt) of each attempt run in
-        the series, increasing.
-      restarts: (points logged before it, step) of each `SessionLog.START`.
-
-    Returns:
-      Per-point attempt index and current/superseded masks.
-    """
-    n = len(steps)
-    attempts = np.zeros(n, dtype=np.int32)
-    for start, attempt in boundaries:
-        attempts[start:] = attempt
-    if n == 0:
-        empty = np.zeros(0, dtype=bool)
-        return SeriesAttempts(attempts, empty, empty)
-    later = np.empty(n, dtype=np.int64)
-    later[-1] = _NO_STEP
-    later[:-1] = np.minimum.accumulate(steps[::-1])[::-1][1:]
-    current = steps < later
-    # Later attempts' minimum step after each point, for "superseded".
-    later_attempts = np.full(n, _NO_STEP, dtype=np.int64)
-    cuts = [start for start, _ in boundaries if 0 < start < n]
-    edges = [0, *cuts, n]
-    tail = _NO_STEP
-    for lo, hi in reversed(list(zip(edges[:-1], edges[1:]))):
-        later_attempts[lo:hi] = tail
-        tail = min(tail, int(steps[lo:hi].min()))
-    superseded = steps >= later_attempts
-    for before, step in restarts:
-        hit = steps[:before] >= step
-        superseded[:before] |= hit
-        current[:before] &= ~hit
-    return SeriesAttempts(attempts, current, superseded & ~current)
-
-
-class _Columns:
-    """Growable columns of one series; chunks are merged on first read."""
-
-    def __init__(self, width: int) -> None:
-        self._chunks: list[list[Any]] = [[] for _ in range(width)]
-        self._merged: tuple[Any, ...] | None = None
-        # Attempt bookkeeping (scalar series only).
-        self.count = 0  # points appended
-        self.last_step: int | None = None
-        self.strict = True  # steps strictly increase, no restart so far
-        self.boundaries: list[tuple[int, int]] = []  # (first index, attempt)
-        self.restarts: list[tuple[int, int]] = []  # (points before, step)
-        self._attempts: SeriesAttempts | None = None
-
-    def note_steps(
-        self, steps: np.ndarray, attempts: np.ndarray | None
-    ) -> None:
-        """Keeps the attempt boundaries and whether steps stayed increasing."""
-        if len(steps) == 0:
-            return
-        if self.strict:
-            first = int(steps[0])
-            self.strict = (
-                self.last_step is None or first > self.last_step
-            ) and bool(np.all(np.diff(steps) > 0))
-        if attempts is not None:
-            last = self.boundaries[-1][1] if self.boundaries else 0
-            changes = np.flatnonzero(np.diff(attempts)) + 1
-            starts = [0, *changes.tolist()]
-            for index in starts:
-                attempt = int(attempts[index])
-                if attempt != last or (not self.boundaries and attempt):
-                    self.boundaries.append((self.count + index, attempt))
-                    last = attempt
-        self.last_step = int(steps[-1])
-        self.count += len(steps)
-        self._attempts = None
-
-    def note_restart(self, before: int, step: int) -> None:
-        if before > 0:
-            self.restarts.append((before, step))
-            self.strict = False
-            self._attempts = None
-
-    def attempts(self, steps: np.ndarray) -> SeriesAttempts | None:
-        """The series' attempt facts; None when every point is current."""
-        if self.strict and not self.boundaries:
-            return None
-        if self._attempts is None:
-            self._attempts = current_points(
-                steps, self.boundaries, self.restarts
-            )
-        return self._attempts
-
-    def append(self, *columns: Any) -> None:
-        if self._merged is not None:
-            for chunks, merged in zip(self._chunks, self._merged):
-                chunks[:] = [merged]
-            self._merged = None
-        for chunks, column in zip(self._chunks, columns):
-            chunks.append(column)
-
-    def merged(self, merge: Any) -> tuple[Any, ...]:
-        if self._merged is None:
-            self._merged = tuple(merge(chunks) for chunks in self._chunks)
-            self._chunks = [[] for _ in self._chunks]
-        return self._merged
-
-
-def _concat_frozen(chunks: list[np.ndarray]) -> np.ndarray:
-    array = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-    array.flags.writeable = False
-    return array
-
-
-def _concat_tuple(chunks: list[tuple[np.ndarray, ...]]) -> tuple[Any, ...]:
-    return tuple(item for chunk in chunks for item in chunk)
-
-
 class _Run:
     def __init__(self, meta: RunMeta) -> None:
         self.meta = meta
-        self.scalars: dict[str, _Columns] = {}
-        self.histograms: dict[str, _Columns] = {}
+        self.scalars: dict[str, ScalarColumns] = {}
+        self.histograms: dict[str, Columns] = {}
         self.layouts: list[tuple[int, dict[str, Any]]] = []
         self.version = 0  # grows with every change to this run
         self.num_points = 0
@@ -311,20 +161,31 @@ class _Run:
     def note_points(self, steps: np.ndarray, wall_times: np.ndarray) -> None:
         if len(steps) == 0:
             return
-        low, high = int(steps.min()), int(steps.max())
-        first, last = float(wall_times.min()), float(wall_times.max())
+        self.note_range(
+            int(steps.min()),
+            int(steps.max()),
+            float(np.fmin.reduce(wall_times)),
+            float(np.fmax.reduce(wall_times)),
+        )
+
+    def note_range(
+        self, low: int, high: int, first: float, last: float
+    ) -> None:
+        """Widens the run's ranges; NaN wall times are ignored."""
         self.first_step = (
             low if self.first_step is None else min(self.first_step, low)
         )
         self.last_step = (
             high if self.last_step is None else max(self.last_step, high)
         )
-        self.start_time = (
-            first if self.start_time is None else min(self.start_time, first)
-        )
-        self.end_time = (
-            last if self.end_time is None else max(self.end_time, last)
-        )
+        self.start_time = _fbound(np.fmin, self.start_time, first)
+        self.end_time = _fbound(np.fmax, self.end_time, last)
+
+
+def _fbound(pick: Any, known: float | None, new: float) -> float | None:
+    if known is None:
+        return None if math.isnan(new) else new
+    return float(pick(known, new))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -395,8 +256,8 @@ class Store:
             state = self._runs[run]
             columns = state.scalars.get(tag)
             if columns is None:
-                columns = state.scalars[tag] = _Columns(3)
-            columns.note_steps(step_array, attempts)
+                columns = state.scalars[tag] = ScalarColumns()
+            columns.book.note_steps(step_array, attempts, columns.count)
             columns.append(
                 step_array,
                 np.asarray(wall_times, dtype=np.float64),
@@ -427,12 +288,86 @@ class Store:
             state = self._runs[run]
             columns = state.histograms.get(tag)
             if columns is None:
-                columns = state.histograms[tag] = _Columns(4)
+                columns = state.histograms[tag] = Columns(4)
             columns.append(step_array, wall_array, tuple(edges), tuple(counts))
             state.num_histograms += len(step_array)
             state.note_points(step_array, wall_array)
             state.version += 1
             self._version += 1
+
+    def restore_scalars(
+        self,
+        run: str,
+        tag: str,
+        blocks: list[PackedSeries],
+        *,
+        attempts: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Puts cached blocks in as a new series of a run.
+
+        The run's step and time ranges are not touched: `note_ranges`.
+
+        Args:
+          blocks: the series' points, packed (e.g. memory-mapped).
+          attempts: the series' attempt bookkeeping, from `attempt_state`.
+
+        Raises:
+          ValueError: `attempts` is malformed (nothing is changed).
+        """
+        try:
+            book = AttemptBook.from_json(attempts) if attempts else None
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"attempts of {tag!r}: {error!r}") from None
+        with self._lock:
+            state = self._runs[run]
+            series = state.scalars[tag] = ScalarColumns()
+            series.restore(blocks)
+            if book is not None:
+                series.book = book
+            state.num_points += series.count
+            state.version += 1
+            self._version += 1
+
+    def note_ranges(
+        self,
+        run: str,
+        ranges: tuple[int | None, int | None, float | None, float | None],
+    ) -> None:
+        """Widens a run's (first step, last step, start, end time)."""
+        low, high, first, last = ranges
+        with self._lock:
+            state = self._runs[run]
+            if low is not None and high is not None:
+                state.note_range(
+                    low,
+                    high,
+                    math.nan if first is None else first,
+                    math.nan if last is None else last,
+                )
+                state.version += 1
+                self._version += 1
+
+    def scalar_blocks(self, run: str, tag: str) -> list[PackedSeries]:
+        """A series' points as packed blocks (immutable), in order."""
+        with self._lock:
+            series = self._runs[run].scalars[tag]
+            series.pack()
+            return list(series.blocks)
+
+    def attempt_state(self, run: str) -> dict[str, dict[str, Any]]:
+        """Each scalar series' attempt bookkeeping, for `restore_scalars`."""
+        with self._lock:
+            state = self._runs[run]
+            return {tag: s.book.to_json() for tag, s in state.scalars.items()}
+
+    def series_counts(self, run: str) -> tuple[dict[str, int], dict[str, int]]:
+        """Points per scalar tag and histograms per histogram tag of a run."""
+        with self._lock:
+            state = self._runs[run]
+            return (
+                {tag: s.count for tag, s in state.scalars.items()},
+                {tag: c.count for tag, c in state.histograms.items()},
+            )
 
     def add_session_start(
         self, run: str, step: int, before: Mapping[str, int]
@@ -448,7 +383,7 @@ class Store:
             for tag, count in before.items():
                 columns = state.scalars.get(tag)
                 if columns is not None:
-                    columns.note_restart(count, int(step))
+                    columns.book.note_restart(count, int(step))
             state.version += 1
             self._version += 1
 
@@ -461,10 +396,10 @@ class Store:
             self._version += 1
 
     def compact(self) -> None:
-        """Merges every series' chunks now, one series at a time.
+        """Packs every series' new points now, one series at a time.
 
-        Called after a reload so that memory holds one array per column and
-        the first request after a reload does not pay for the merging.
+        Called after a reload so that memory holds packed blocks (histograms:
+        one array per column) and requests do not pay for packing.
         """
         with self._lock:
             states = list(self._runs.values())
@@ -472,12 +407,27 @@ class Store:
             with self._lock:
                 scalar_columns = list(state.scalars.values())
                 histogram_columns = list(state.histograms.values())
-            for columns in scalar_columns:
+            for series in scalar_columns:
                 with self._lock:
-                    columns.merged(_concat_frozen)
+                    series.pack()
             for columns in histogram_columns:
                 with self._lock:
-                    columns.merged(_merge_hist_column)
+                    columns.merged(merge_hist_column)
+
+    def replace_run(self, scratch: Store, run: str) -> None:
+        """Puts `scratch`'s run `run` in place of this store's, at once.
+
+        A source that re-reads a run whole (the data provider) builds it in
+        a scratch store, so requests never see it half read or missing.
+        """
+        with scratch._lock:
+            state = scratch._runs[run]
+        with self._lock:
+            old = self._runs.get(run)
+            if old is not None:
+                state.version += old.version + 1  # never an old value
+            self._runs[run] = state
+            self._version += 1
 
     def remove_run(self, run: str) -> None:
         with self._lock:
@@ -526,10 +476,18 @@ class Store:
     def scalars(self, run: str, tag: str) -> ScalarSeries:
         """Every point of a scalar tag. Raises KeyError if unknown."""
         with self._lock:
-            steps, walls, values = (
-                self._runs[run].scalars[tag].merged(_concat_frozen)
-            )
-        return ScalarSeries(steps=steps, wall_times=walls, values=values)
+            series = self._runs[run].scalars[tag]
+            found = series.decoded()
+            if found is not None:
+                return found
+            series.pack()
+            blocks = list(series.blocks)
+            count = series.count
+        # Decoding outside the lock: blocks are immutable.
+        decoded = decode_blocks(blocks)
+        with self._lock:
+            series.remember(decoded, count)
+        return decoded
 
     def run_scalars(
         self, run: str, *, current: bool = False
@@ -550,9 +508,12 @@ class Store:
         Raises KeyError if unknown.
         """
         with self._lock:
-            columns = self._runs[run].scalars[tag]
-            steps = columns.merged(_concat_frozen)[0]
-            return columns.attempts(steps)
+            series = self._runs[run].scalars[tag]
+            if series.book.strict and not series.book.boundaries:
+                return None
+            series.pack()
+            steps = [block.steps.decode() for block in series.blocks]
+            return series.book.attempts(np.concatenate(steps))
 
     def current_scalars(self, run: str, tag: str) -> ScalarSeries:
         """The points shown by default: one per step, the latest logged.
@@ -583,9 +544,8 @@ class Store:
             if found is None:
                 with self._lock:
                     columns = self._runs[run].scalars[tag]
-                    attempt = (
-                        columns.boundaries[-1][1] if columns.boundaries else 0
-                    )
+                    book = columns.book
+                    attempt = book.boundaries[-1][1] if book.boundaries else 0
                     count = columns.count
                 totals.setdefault(attempt, [0, 0, 0])[0] += count
                 continue
@@ -605,7 +565,7 @@ class Store:
         """Every histogram of a tag. Raises KeyError if unknown."""
         with self._lock:
             columns = self._runs[run].histograms[tag]
-            steps, walls, edges, counts = columns.merged(_merge_hist_column)
+            steps, walls, edges, counts = columns.merged(merge_hist_column)
         return HistogramSeries(
             steps=steps, wall_times=walls, edges=edges, counts=counts
         )
@@ -629,9 +589,3 @@ class Store:
             return {
                 name: tuple(state.scalars) for name, state in self._runs.items()
             }
-
-
-def _merge_hist_column(chunks: list[Any]) -> Any:
-    if isinstance(chunks[0], tuple):
-        return _concat_tuple(chunks)
-    return _concat_frozen(chunks)

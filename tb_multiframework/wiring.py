@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from typing import Any
 
 from tb_multiframework.api import Api
 from tb_multiframework.config import ConfigFile, default_config_path
-from tb_multiframework.ingest.loader import Loader, LogRoot
+from tb_multiframework.ingest.loader import LogRoot
 from tb_multiframework.layout_store import LayoutStore, resolve_layouts_path
+from tb_multiframework.sources import Source, make_source
 from tb_multiframework.store import Store
 
 NO_LAYOUTS = "layouts are not used here"
@@ -34,13 +36,15 @@ class Stack:
 
     Attributes:
       api: answers every route (and every `tbmf` command).
-      loader: fills the store; call `reload()` or `start()`.
+      loader: the source filling the store (`sources`: the files, or
+        TensorBoard's data provider); call `reload()` or `start()`. None
+        when there is nothing to read.
       store: the series.
       config_file: the user config it reads.
     """
 
     api: Api
-    loader: Loader
+    loader: Source | None
     store: Store
     config_file: ConfigFile
 
@@ -67,6 +71,10 @@ def build_stack(
     config_path: str = "",
     layouts: bool = True,
     layouts_dir: str | None = None,
+    source: str = "files",
+    data_provider: Any = None,
+    flags: Any = None,
+    cache_dir: str = "none",
 ) -> Stack:
     """Builds config, store, loader and api for a logdir (nothing read yet).
 
@@ -79,6 +87,11 @@ def build_stack(
       layouts: whether user layouts can be saved (False for read-only
         users such as `tbmf`, which must not create files in the logdir).
       layouts_dir: where layouts are saved (the `--tbmf_layouts_dir` flag).
+      source: `--tbmf_source` (auto | files | provider).
+      data_provider: TensorBoard's `context.data_provider`, if any.
+      flags: TensorBoard's flags (sampling settings for the provider).
+      cache_dir: the persistent cache (`--tbmf_cache_dir`; "" for the
+        default place, "none" for no cache).
     """
     config_file = ConfigFile(
         config_path or default_config_path(logdir),
@@ -87,8 +100,15 @@ def build_stack(
     config_file.refresh()
     store = Store()
     roots = logdir_roots(logdir_spec) if logdir_spec and not logdir else ()
-    loader = Loader(
-        logdir, store, config=lambda: config_file.config, roots=roots
+    loader, _ = make_source(
+        source,
+        logdir=logdir,
+        roots=roots,
+        data_provider=data_provider,
+        flags=flags,
+        store=store,
+        config=lambda: config_file.config,
+        cache_dir=cache_dir,
     )
     if layouts:
         layout_store, reason = _layout_store(logdir, layouts_dir)

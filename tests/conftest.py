@@ -1,8 +1,10 @@
 """Shared fixtures: the plugin over a logdir, behind TensorBoard's WSGI app."""
 
 import argparse
+import atexit
 import os
 import shutil
+import tempfile
 
 import pytest
 from tensorboard.backend import application
@@ -12,6 +14,11 @@ from werkzeug import test as werkzeug_test
 from tb_multiframework.plugin import MultiframeworkLoader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The plugin's persistent cache goes to $XDG_CACHE_HOME: one fresh directory
+# per test session (TensorBoard processes the tests start inherit it), never
+# the user's own cache.
+os.environ["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="tbmf_test_cache_")
+atexit.register(shutil.rmtree, os.environ["XDG_CACHE_HOME"], True)
 DEMO_LOGS = os.path.join(ROOT, "demo_logs")
 
 

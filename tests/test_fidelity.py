@@ -59,11 +59,7 @@ def qs(**params):
 
 @pytest.mark.parametrize(
     ("run", "tag"),
-    sorted(
-        (run, tag)
-        for run, t in TRUTH_DIRS.items()
-        for tag in t["scalars"]
-    ),
+    sorted((run, tag) for run, t in TRUTH_DIRS.items() for tag in t["scalars"]),
 )
 def test_every_point_served_exactly_once_under_its_own_tag(client, run, tag):
     """Current series plus superseded series = every logged point, once."""
@@ -102,13 +98,17 @@ def test_trainers_are_detected_with_evidence(client):
         assert bool(runs[run]["trainerEvidence"]) == bool(trainer), run
     lightning = " ".join(runs["lightning_mlp/version_0"]["trainerEvidence"])
     assert "hparams.yaml" in lightning and "version_0" in lightning
-    assert "args/text_summary" in " ".join(runs["hf_trainer"]["trainerEvidence"])
+    assert "args/text_summary" in " ".join(
+        runs["hf_trainer"]["trainerEvidence"]
+    )
 
 
 def test_resumed_run_note_and_attempts(client):
     runs = runs_by_name(client)
     resumed = runs["pytorch_resumed"]
-    assert resumed["resumeNote"] == "resumed at step 200 · 162 points superseded"
+    assert (
+        resumed["resumeNote"] == "resumed at step 200 · 162 points superseded"
+    )
     assert [
         (a["attempt"], a["startStep"], a["cause"], a["superseded"])
         for a in resumed["attempts"]
@@ -118,7 +118,9 @@ def test_resumed_run_note_and_attempts(client):
     assert runs["hf_trainer"]["resumeNote"] == ""
 
 
-@pytest.mark.parametrize("axis", ["step", "epoch", "relative", "wall", "progress"])
+@pytest.mark.parametrize(
+    "axis", ["step", "epoch", "relative", "wall", "progress"]
+)
 def test_resumed_run_has_one_point_per_step_on_every_axis(client, axis):
     body = get(
         client,
@@ -142,7 +144,9 @@ def test_attempts_all_adds_the_superseded_series(client):
     body = get(
         client,
         "/scalars?"
-        + qs(run="pytorch_resumed", tag="Loss/train", attempts="all", x="epoch"),
+        + qs(
+            run="pytorch_resumed", tag="Loss/train", attempts="all", x="epoch"
+        ),
     )
     current, old = body["series"]
     assert "superseded" not in current
@@ -171,18 +175,33 @@ def test_export_all_attempts_has_an_attempt_column(client):
     )
     rows = list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
     assert list(rows[0]) == [
-        "x", "run", "tag", "step", "wall_time", "value", "smoothed",
-        "attempt", "current",
+        "x",
+        "run",
+        "tag",
+        "step",
+        "wall_time",
+        "value",
+        "smoothed",
+        "attempt",
+        "current",
     ]
     got = [(int(r["step"]), int(r["attempt"]), r["current"]) for r in rows]
     # Loss/val at every epoch end; step 249 twice: attempt 0 superseded.
     assert got == [
-        (49, 0, "True"), (99, 0, "True"), (149, 0, "True"), (199, 0, "True"),
-        (249, 1, "True"), (249, 0, "False"), (299, 1, "True"),
-        (349, 1, "True"), (399, 1, "True"),
+        (49, 0, "True"),
+        (99, 0, "True"),
+        (149, 0, "True"),
+        (199, 0, "True"),
+        (249, 1, "True"),
+        (249, 0, "False"),
+        (299, 1, "True"),
+        (349, 1, "True"),
+        (399, 1, "True"),
     ]
     default = client.get(
-        BASE + "/export?" + qs(run="pytorch_resumed", tag="Loss/val", format="csv")
+        BASE
+        + "/export?"
+        + qs(run="pytorch_resumed", tag="Loss/val", format="csv")
     ).get_data(as_text=True)
     assert default.splitlines()[0] == "x,run,tag,step,wall_time,value,smoothed"
     assert len(default.splitlines()) == 1 + 8
@@ -267,10 +286,18 @@ def test_aggregation_says_what_each_number_is(client):
         ("loss/train@batch", "pytorch_sgd", "Loss/train", "per_batch"),
         ("loss/train@batch", "paddle_hapi", "train/loss", "per_batch"),
         ("accuracy/train@batch", "paddle_hapi", "train/acc", "running_mean"),
-        ("loss/train@batch", "lightning_mlp/version_0", "train_loss_step",
-         "per_batch"),
-        ("loss/train@epoch", "lightning_mlp/version_0", "train_loss_epoch",
-         "epoch_mean"),
+        (
+            "loss/train@batch",
+            "lightning_mlp/version_0",
+            "train_loss_step",
+            "per_batch",
+        ),
+        (
+            "loss/train@epoch",
+            "lightning_mlp/version_0",
+            "train_loss_epoch",
+            "epoch_mean",
+        ),
         ("loss/train@batch", "hf_trainer", "train/loss", "window_mean"),
         ("loss/val@epoch", "hf_trainer", "eval/loss", "epoch_mean"),
         ("epoch", "lightning_mlp/version_0", "epoch", "counter"),
@@ -352,9 +379,14 @@ def test_per_batch_values_shown_as_running_means(client):
     )
     np.testing.assert_allclose(series["y"], keras, atol=1e-6)
     # By hand: the mean of the epoch's values so far, reset each epoch.
-    raw = np.float32(TRUTH_DIRS["paddle_tbx"]["scalars"]["train/loss"]["values"])
+    raw = np.float32(
+        TRUTH_DIRS["paddle_tbx"]["scalars"]["train/loss"]["values"]
+    )
     by_hand = np.concatenate(
-        [np.cumsum(e, dtype=np.float64) / np.arange(1, 51) for e in raw.reshape(8, 50)]
+        [
+            np.cumsum(e, dtype=np.float64) / np.arange(1, 51)
+            for e in raw.reshape(8, 50)
+        ]
     )
     np.testing.assert_allclose(series["y"], by_hand, rtol=1e-12)
 

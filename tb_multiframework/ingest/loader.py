@@ -39,7 +39,9 @@ from tb_multiframework.ingest.logfile import (
     is_remote,
     local,
 )
+from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.ingest.repeats import StepRepeats
+from tb_multiframework.ingest.run_meta import describe_run
 from tb_multiframework.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
@@ -164,13 +166,15 @@ class ReloadStats:
     runs: int
 
 
-class Loader:
+class Loader(PeriodicReload):
     """Reads every run under `logdir` into `store`, incrementally.
 
     Args:
       logdir: the directory TensorBoard was given.
       store: where the data goes.
       config: returns the current user config (overrides).
+      cache: restores runs at the first reload and saves what reloads read
+        (`cache.loader_cache.LoaderCache`); None for no cache.
       roots: directories to read instead of `logdir`, each with its run
         name prefix (TensorBoard's `--logdir_spec`).
     """
@@ -182,7 +186,10 @@ class Loader:
         *,
         config: Callable[[], Config],
         roots: tuple[LogRoot, ...] = (),
+        cache: Any = None,
     ) -> None:
+        super().__init__()
+        self._cache = cache  # a cache.loader_cache.LoaderCache, or None
         self._roots = tuple(
             LogRoot(root.path.rstrip("/") or "/", root.prefix)
             for root in (roots or (LogRoot(logdir),))
@@ -192,51 +199,9 @@ class Loader:
         self._runs: dict[str, _RunState] = {}
         self._notes: dict[str, list[str]] = {}  # for runs read again
         self._lock = threading.Lock()  # one reload at a time
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
         self._progress: Callable[[int, int], None] | None = None
         self._progress_done = self._progress_total = 0  # bytes
-        self.loaded_once = threading.Event()
         self.last_stats: ReloadStats | None = None
-        self.last_error = ""
-
-    def start(self, interval: float, *, wait_first: bool = False) -> None:
-        """Loads in a background thread, then every `interval` seconds.
-
-        With `interval` <= 0 the logdir is loaded once, as TensorBoard does
-        with `--reload_interval 0`. With `wait_first` the first load waits
-        one interval (the caller has just loaded).
-        """
-        if self._thread is not None:
-            return
-        self._thread = threading.Thread(
-            target=self._run_forever,
-            args=(interval, wait_first),
-            name="tb_multiframework-loader",
-            daemon=True,
-        )
-        self._thread.start()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    def _run_forever(self, interval: float, wait_first: bool) -> None:
-        if wait_first:
-            self._stop.wait(interval)
-        while not self._stop.is_set():
-            try:
-                self.reload()
-                self.last_error = ""
-            except Exception as error:  # noqa: BLE001 - keep the thread alive
-                # A bug while reading must not end reloading for good; it is
-                # logged and shown in the catalog.
-                logger.exception("tb_multiframework: reload failed")
-                self.last_error = f"reload failed: {error!r}"
-            finally:
-                self.loaded_once.set()
-            if interval <= 0:
-                return
-            self._stop.wait(interval)
 
     def reload(
         self, progress: Callable[[int, int], None] | None = None
@@ -251,6 +216,8 @@ class Loader:
             started = time.monotonic()
             bytes_read = records = 0
             found, skipped = self._discover()
+            if self._cache is not None:
+                self._cache.restore(self, {run for run, *_ in found})
             self._forget_changed_runs(found)
             self._progress = progress
             self._progress_done = 0
@@ -270,6 +237,8 @@ class Loader:
                 read, count = self._read_run(run)
                 bytes_read += read
                 records += count
+                if self._cache is not None:
+                    self._cache.checkpoint(self)
             self._progress = None
             # Parents before their sub-runs, which take the parent's group.
             metas: dict[str, RunMeta] = {}
@@ -278,6 +247,8 @@ class Loader:
                 metas[run] = self._meta(self._runs[run], metas)
                 self._store.set_meta(metas[run])
             self._store.compact()
+            if self._cache is not None:
+                self._cache.persist(self)
             if bytes_read:
                 _release_freed_memory()
             stats = ReloadStats(
@@ -516,49 +487,6 @@ class Loader:
             tags=state.tags,
             source_writers=state.source_writers,
         )
-        framework, writer, group = (
-            detection.framework,
-            detection.writer,
-            detection.group,
-        )
-        evidence = list(detection.evidence)
-        scalar_tags: tuple[str, ...] = ()
-        histogram_tags: tuple[str, ...] = ()
-        if self._store.has_run(state.run):
-            summary = self._store.summary(state.run)
-            scalar_tags, histogram_tags = (
-                summary.scalar_tags,
-                summary.histogram_tags,
-            )
-        sub_run = detect.detect_sub_run(
-            state.run,
-            runs=parents or {},
-            scalar_tags=scalar_tags,
-            histogram_tags=histogram_tags,
-            other_tags=state.other_tags,
-        )
-        if sub_run is not None and parents is not None:
-            group = parents[sub_run.parent].group
-            evidence.append(f"{sub_run.evidence}: joins group {group!r}")
-        trainer = detect.detect_trainer(
-            state.run,
-            format=state.format,
-            writer=writer,
-            scalar_tags=scalar_tags,
-            other_tags=state.other_tags,
-            side_files=state.side_files,
-        )
-        config = self._config()
-        override = config.for_run(state.run)
-        for key, value in (
-            ("framework", override.framework),
-            ("writer", override.writer),
-            ("group", override.group),
-        ):
-            if value is not None:
-                evidence.append(
-                    f"{key} set to {value!r} by {config.path or 'config'}"
-                )
         warnings: list[str] = list(state.notes)
         for file_state in sorted(state.files.values(), key=lambda f: f.name):
             warnings.extend(file_state.warnings())
@@ -573,18 +501,17 @@ class Loader:
             f"skipped {name}: {why}"
             for name, why in sorted(state.skipped.items())
         )
-        return RunMeta(
+        return describe_run(
+            detection,
             run=state.run,
-            group=override.group or group,
-            framework=override.framework or framework,
-            writer=override.writer or writer,
             format=state.format,
-            evidence=tuple(evidence),
+            store=self._store,
+            other_tags=state.other_tags,
+            side_files=state.side_files,
+            parents=parents,
+            config=self._config(),
             files=tuple(sorted(state.files)),
             warnings=tuple(warnings),
-            other_tags={
-                k: tuple(sorted(v)) for k, v in state.other_tags.items()
-            },
             display_names=dict(state.display_names),
             display_name=state.run_display_name,
             hparams=tuple(
@@ -592,10 +519,6 @@ class Loader:
                 + state.logged_hparams
             ),
             attempt_starts=tuple(state.attempts.starts),
-            trainer=trainer.trainer,
-            trainer_evidence=trainer.evidence,
-            parent=sub_run.parent if sub_run else "",
-            sub_run=sub_run.kind if sub_run else "",
         )
 
 

@@ -25,7 +25,9 @@ class StepRepeats:
         # tag -> file -> (lowest, highest) step, files in first-seen order
         self._ranges: dict[str, dict[str, tuple[int, int]]] = {}
         self._changed: set[str] = set()  # tags to count again
-        self._repeated: dict[str, tuple[np.ndarray, int, list[str]]] = {}
+        # tag -> (its steps logged again, most times one was, files); plain
+        # Python values, so that the reader state can be cached.
+        self._repeated: dict[str, tuple[list[int], int, list[str]]] = {}
         self._warning = ""
 
     def add(self, file: str, tag: str, steps: np.ndarray) -> None:
@@ -65,7 +67,7 @@ class StepRepeats:
 
     def _count(
         self, tag: str, steps: np.ndarray
-    ) -> tuple[np.ndarray, int, list[str]] | None:
+    ) -> tuple[list[int], int, list[str]] | None:
         """Steps of `tag` inside two files' ranges and logged more than
         once, the most times one was logged, and the files involved."""
         files = list(self._ranges[tag].items())
@@ -81,13 +83,15 @@ class StepRepeats:
         twice = counts > 1
         if not twice.any():
             return None
-        return values[twice], int(counts.max()), sorted(involved)
+        return values[twice].tolist(), int(counts.max()), sorted(involved)
 
     def _describe(self) -> str:
         if not self._repeated:
             return ""
         steps = np.unique(
-            np.concatenate([s for s, _, _ in self._repeated.values()])
+            np.concatenate(
+                [np.asarray(s, np.int64) for s, _, _ in self._repeated.values()]
+            )
         )
         lo, hi = int(steps[0]), int(steps[-1])
         times = max(n for _, n, _ in self._repeated.values())

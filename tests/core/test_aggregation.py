@@ -63,26 +63,42 @@ def test_conversion_uses_the_epoch_map_and_says_why_not():
     steps = np.arange(1, 9)  # 1-based, 4 an epoch
     means = np.array([0.9, 0.8, 0.8, 0.75, 0.5, 0.4, 0.4, 0.4])
     done = convert_batch_values(
-        "running_mean", "per_batch", tag="batch_loss", steps=steps,
-        values=means, epoch_map=emap,
+        "running_mean",
+        "per_batch",
+        tag="batch_loss",
+        steps=steps,
+        values=means,
+        epoch_map=emap,
     )
     np.testing.assert_allclose(
         done.values, [0.9, 0.7, 0.8, 0.6, 0.5, 0.3, 0.4, 0.4]
     )
     assert "per-batch" in done.note
     none = convert_batch_values(
-        "running_mean", "per_batch", tag="batch_loss", steps=steps,
-        values=means, epoch_map=Excluded("no epoch information: x"),
+        "running_mean",
+        "per_batch",
+        tag="batch_loss",
+        steps=steps,
+        values=means,
+        epoch_map=Excluded("no epoch information: x"),
     )
     assert none.values is None and "no epoch information" in none.note
     same = convert_batch_values(
-        "epoch_mean", "per_batch", tag="epoch_loss", steps=steps,
-        values=means, epoch_map=emap,
+        "epoch_mean",
+        "per_batch",
+        tag="epoch_loss",
+        steps=steps,
+        values=means,
+        epoch_map=emap,
     )
     assert same.values is None and "as logged" in same.note
     with pytest.raises(ValueError, match="unknown batch view"):
         convert_batch_values(
-            "per_batch", "median", tag="t", steps=steps, values=means,
+            "per_batch",
+            "median",
+            tag="t",
+            steps=steps,
+            values=means,
             epoch_map=emap,
         )
 
@@ -90,22 +106,66 @@ def test_conversion_uses_the_epoch_map_and_says_why_not():
 @pytest.mark.parametrize(
     ("run", "tag", "level", "split", "kind"),
     [
-        (RunInfo("k/train", "k", "tensorflow", "keras", "keras_fit"),
-         "batch_loss", "batch", "train", "running_mean"),
-        (RunInfo("k/train", "k", "tensorflow", "keras", "keras_fit"),
-         "epoch_loss", "epoch", "train", "epoch_mean"),
-        (RunInfo("t", "t", "pytorch", "torch.utils.tensorboard"),
-         "Loss/train", None, "train", "per_batch"),
-        (RunInfo("t", "t", "pytorch", "torch.utils.tensorboard"),
-         "Loss/val", None, "val", "unknown"),
-        (RunInfo("h", "h", "pytorch", "torch.utils.tensorboard",
-                 "transformers"), "train/loss", None, "train", "window_mean"),
-        (RunInfo("p", "p", "paddle", "visualdl", "paddle_hapi"),
-         "train/acc", "batch", "train", "running_mean"),
-        (RunInfo("p", "p", "paddle", "visualdl", "paddle_hapi"),
-         "eval/loss", "epoch", "val", "last_batch"),
-        (RunInfo("l", "l", "pytorch", "torch.utils.tensorboard", "lightning"),
-         "epoch", None, None, "counter"),
+        (
+            RunInfo("k/train", "k", "tensorflow", "keras", "keras_fit"),
+            "batch_loss",
+            "batch",
+            "train",
+            "running_mean",
+        ),
+        (
+            RunInfo("k/train", "k", "tensorflow", "keras", "keras_fit"),
+            "epoch_loss",
+            "epoch",
+            "train",
+            "epoch_mean",
+        ),
+        (
+            RunInfo("t", "t", "pytorch", "torch.utils.tensorboard"),
+            "Loss/train",
+            None,
+            "train",
+            "per_batch",
+        ),
+        (
+            RunInfo("t", "t", "pytorch", "torch.utils.tensorboard"),
+            "Loss/val",
+            None,
+            "val",
+            "unknown",
+        ),
+        (
+            RunInfo(
+                "h", "h", "pytorch", "torch.utils.tensorboard", "transformers"
+            ),
+            "train/loss",
+            None,
+            "train",
+            "window_mean",
+        ),
+        (
+            RunInfo("p", "p", "paddle", "visualdl", "paddle_hapi"),
+            "train/acc",
+            "batch",
+            "train",
+            "running_mean",
+        ),
+        (
+            RunInfo("p", "p", "paddle", "visualdl", "paddle_hapi"),
+            "eval/loss",
+            "epoch",
+            "val",
+            "last_batch",
+        ),
+        (
+            RunInfo(
+                "l", "l", "pytorch", "torch.utils.tensorboard", "lightning"
+            ),
+            "epoch",
+            None,
+            None,
+            "counter",
+        ),
     ],
 )
 def test_aggregation_rules(run, tag, level, split, kind):

@@ -215,10 +215,16 @@ def test_evaluation_tag_stays_a_member_without_its_epoch_partner():
 
 
 def test_epoch_counters_are_one_entry_never_a_split_metric():
-    lightning = RunInfo("pl/version_0", "pl/version_0", "pytorch",
-                        "torch.utils.tensorboard", "lightning")
-    hf = RunInfo("hf", "hf", "pytorch", "torch.utils.tensorboard",
-                 "transformers")
+    lightning = RunInfo(
+        "pl/version_0",
+        "pl/version_0",
+        "pytorch",
+        "torch.utils.tensorboard",
+        "lightning",
+    )
+    hf = RunInfo(
+        "hf", "hf", "pytorch", "torch.utils.tensorboard", "transformers"
+    )
     pairs = [(lightning, "epoch"), (hf, "train/epoch"), (TORCH, "epoch")]
     index = build_metric_index(
         pairs, level_hints={("pytorch_sgd", "epoch"): "epoch"}

@@ -72,7 +72,7 @@ class TensorBoardServer:
 
     process: subprocess.Popen[str]
     base_url: str  # ends with "/", includes the path prefix
-    logdir: Path
+    logdir: Path | str | None
     load_fast: str
     path_prefix: str
     log: list[str] = field(default_factory=list)
@@ -112,20 +112,27 @@ def _tensorboard_command() -> list[str]:
 
 
 def start_tensorboard(
-    logdir: Path,
+    logdir: Path | str | None,
     *,
     load_fast: str = "false",
     path_prefix: str = "",
     extra_args: tuple[str, ...] = (),
+    env: dict[str, str] | None = None,
 ) -> TensorBoardServer:
     """Starts TensorBoard on a free port and waits until the plugin loaded.
+
+    Args:
+        logdir: ``--logdir``; None for none (with ``--grpc_data_provider``
+            in ``extra_args``).
+        env: the process' environment (default: this one's).
 
     Raises:
         RuntimeError: TensorBoard exited, or did not come up in time.
     """
-    command = _tensorboard_command() + [
-        "--logdir",
-        str(logdir),
+    command = _tensorboard_command() + (
+        [] if logdir is None else ["--logdir", str(logdir)]
+    )
+    command += [
         "--host",
         "127.0.0.1",
         "--port",
@@ -142,6 +149,7 @@ def start_tensorboard(
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        env=env,
     )
     log: list[str] = []
     found = threading.Event()

@@ -71,9 +71,12 @@ def test_group_by_framework_shows_one_band_per_framework(
         assert both and all(upper[x] >= lower[x] for x in both)
     legend = frame.inner_text(f"{_MAIN}")
     # pytorch members: the metric's PyTorch runs (the demo grows new runs).
-    frameworks = {r["run"]: r["framework"] for r in server.get_json("runs")["runs"]}
+    frameworks = {
+        r["run"]: r["framework"] for r in server.get_json("runs")["runs"]
+    }
     (entry,) = [
-        m for m in server.get_json("metrics")["metrics"]
+        m
+        for m in server.get_json("metrics")["metrics"]
         if m["key"] == "loss/train@epoch"
     ]
     torch_runs = {

@@ -25,7 +25,9 @@ from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.store import Store
 from tests.eventfiles import file_version_event, record_bytes, scalar_event
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 DEMO = os.path.join(ROOT, "demo_logs")
 TRUTH = os.path.join(ROOT, "tests", "data", "demo_truth")
 
@@ -104,7 +106,9 @@ def test_add_scalars_sub_run_relogged_in_a_new_file(demo):
     )
     starts = demo.meta("pytorch_resumed/Loss_train").attempt_starts
     assert [(s.step, s.cause) for s in starts] == [(249, "step_relogged")]
-    assert [c.superseded for c in demo.attempt_counts("pytorch_resumed/Loss_train")] == [1, 0]
+    assert [
+        c.superseded for c in demo.attempt_counts("pytorch_resumed/Loss_train")
+    ] == [1, 0]
 
 
 def test_repeated_steps_in_one_file_are_not_attempts(demo):
@@ -244,8 +248,14 @@ def test_keras_initial_epoch_resume_is_one_attempt_across_units(tmp_path):
             payloads.append(tf2_scalar_event("epoch_loss", epoch, wall, value))
         return record_bytes(payloads)
 
-    write(str(run / "events.out.tfevents.100.host.1.0.v2"), attempt(range(5), 100.0, 1.0))
-    write(str(run / "events.out.tfevents.200.host.2.0.v2"), attempt(range(3, 8), 200.0, 2.0))
+    write(
+        str(run / "events.out.tfevents.100.host.1.0.v2"),
+        attempt(range(5), 100.0, 1.0),
+    )
+    write(
+        str(run / "events.out.tfevents.200.host.2.0.v2"),
+        attempt(range(3, 8), 200.0, 2.0),
+    )
     store = load(tmp_path)
     starts = store.meta("fit/train").attempt_starts
     assert [(s.attempt, s.step, s.cause, s.tag) for s in starts] == [
@@ -256,7 +266,7 @@ def test_keras_initial_epoch_resume_is_one_attempt_across_units(tmp_path):
     assert epoch_loss.values.tolist() == [1.0] * 3 + [2.0] * 5
     batches = store.current_scalars("fit/train", "batch_loss")
     assert batches.steps.tolist() == list(range(1, 8 * n + 1))
-    (first, second) = store.attempt_counts("fit/train")
+    first, second = store.attempt_counts("fit/train")
     assert (first.points, first.superseded) == (5 * (n + 1), 2 * (n + 1))
     assert (second.points, second.superseded) == (5 * (n + 1), 0)
 
@@ -267,7 +277,9 @@ def test_visualdl_loop_restarted_in_a_new_file(tmp_path):
 
     run = tmp_path / "paddle"
     first = [vdl_value("train/loss", s, 1000 + s, scalar=1.0) for s in range(6)]
-    second = [vdl_value("train/loss", s, 9000 + s, scalar=2.0) for s in range(3, 9)]
+    second = [
+        vdl_value("train/loss", s, 9000 + s, scalar=2.0) for s in range(3, 9)
+    ]
     write(str(run / "vdlrecords.1000.log"), vdl_records(first))
     write(str(run / "vdlrecords.1009.log"), vdl_records(second))
     store = load(tmp_path)

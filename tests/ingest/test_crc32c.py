@@ -25,7 +25,9 @@ def test_many_slices_match_reference(seed):
     rng.shuffle(lengths)
     gaps = rng.integers(0, 7, len(lengths))
     starts = np.cumsum(np.concatenate(([3], lengths[:-1] + gaps[:-1])))
-    buf = rng.integers(0, 256, int(starts[-1] + lengths[-1] + 5), dtype=np.uint8)
+    buf = rng.integers(
+        0, 256, int(starts[-1] + lengths[-1] + 5), dtype=np.uint8
+    )
     got = masked_crc32c_many(buf, starts, lengths)
     raw = buf.tobytes()
     expected = [

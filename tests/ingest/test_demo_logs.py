@@ -15,7 +15,9 @@ from tb_multiframework.config import Config
 from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.store import Store
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+ROOT = os.path.dirname(
+    os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+)
 DEMO = os.path.join(ROOT, "demo_logs")
 TRUTH = os.path.join(ROOT, "tests", "data", "demo_truth")
 
@@ -77,7 +79,9 @@ def test_scalars_value_by_value(store, run):
             series.steps[order], np.sort(expected["steps"]), err_msg=tag
         )
         # Writers store float32; the truth holds the float they were given.
-        want = np.asarray(expected["values"], dtype=np.float32).astype(np.float64)
+        want = np.asarray(expected["values"], dtype=np.float32).astype(
+            np.float64
+        )
         got = series.values[np.argsort(series.steps, kind="stable")]
         want = want[np.argsort(expected["steps"], kind="stable")]
         np.testing.assert_array_equal(got, want, err_msg=f"{run} {tag}")
@@ -91,7 +95,9 @@ def test_histograms_count_and_range(store, run):
         series = store.histograms(run, tag)
         assert series.steps.tolist() == expected["steps"], tag
         totals = [float(c.sum()) for c in series.counts]
-        np.testing.assert_array_equal(totals, expected["counts_total"], err_msg=tag)
+        np.testing.assert_array_equal(
+            totals, expected["counts_total"], err_msg=tag
+        )
         np.testing.assert_allclose(
             [e[0] for e in series.edges], expected["min"], rtol=1e-6, atol=1e-7
         )

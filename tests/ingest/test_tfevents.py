@@ -26,11 +26,18 @@ def _reference_scalars(payloads):
         event = event_pb2.Event.FromString(payload)
         for value in event.summary.value:
             if value.HasField("metadata"):
-                plugins.setdefault(value.tag, value.metadata.plugin_data.plugin_name)
+                plugins.setdefault(
+                    value.tag, value.metadata.plugin_data.plugin_name
+                )
             kind = value.WhichOneof("value")
             if kind == "simple_value":
-                out.append((value.tag, event.step, event.wall_time, value.simple_value))
-            elif kind == "tensor" and plugins.get(value.tag, "scalars") == "scalars":
+                out.append(
+                    (value.tag, event.step, event.wall_time, value.simple_value)
+                )
+            elif (
+                kind == "tensor"
+                and plugins.get(value.tag, "scalars") == "scalars"
+            ):
                 tensor = value.tensor
                 if tensor.dtype == 1:
                     number = (
@@ -87,8 +94,13 @@ def _random_events(rng, count):
         else:
             payloads.append(
                 eventfiles.histogram_event(
-                    "hist", step, wall, minimum=-1, maximum=1,
-                    limits=[-0.5, 0.0, 0.5, 1e308], counts=[1, 2, 0, 3],
+                    "hist",
+                    step,
+                    wall,
+                    minimum=-1,
+                    maximum=1,
+                    limits=[-0.5, 0.0, 0.5, 1e308],
+                    counts=[1, 2, 0, 3],
                 )
             )
     return payloads
@@ -114,9 +126,12 @@ def test_scalars_match_plain_protobuf_reading(seed):
 
 
 def test_vectorised_path_takes_plain_scalars():
-    payloads = [eventfiles.scalar_event("loss", i, 10.0 + i, i / 4) for i in range(50)]
+    payloads = [
+        eventfiles.scalar_event("loss", i, 10.0 + i, i / 4) for i in range(50)
+    ]
     payloads += [
-        eventfiles.tf2_scalar_event("val", i, 10.0 + i, i / 8) for i in range(50)
+        eventfiles.tf2_scalar_event("val", i, 10.0 + i, i / 8)
+        for i in range(50)
     ]
     buf = eventfiles.record_bytes(payloads)
     framing = frame_records(buf)
@@ -143,7 +158,9 @@ def test_histograms_and_layouts_and_other_kinds():
                 chart=[
                     layout_pb2.Chart(
                         title="both",
-                        multiline=layout_pb2.MultilineChartContent(tag=["loss/.*"]),
+                        multiline=layout_pb2.MultilineChartContent(
+                            tag=["loss/.*"]
+                        ),
                     )
                 ],
             )
@@ -173,8 +190,13 @@ def test_histograms_and_layouts_and_other_kinds():
         tf2_hist.SerializeToString(),
         text.SerializeToString(),
         eventfiles.histogram_event(
-            "w", 2, 8.0, minimum=-2, maximum=3,
-            limits=[-1, 0, 1, 2, 1e308], counts=[1, 0, 0, 2, 1],
+            "w",
+            2,
+            8.0,
+            minimum=-2,
+            maximum=3,
+            limits=[-1, 0, 1, 2, 1e308],
+            counts=[1, 0, 0, 2, 1],
         ),
     ]
     buf = eventfiles.record_bytes(payloads)

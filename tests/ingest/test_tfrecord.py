@@ -9,9 +9,7 @@ PAYLOADS = [bytes([i]) * (5 + 7 * i) for i in range(12)]
 
 
 def _payloads(buf, framing):
-    return [
-        buf[s : s + n] for s, n in zip(framing.starts, framing.lengths)
-    ]
+    return [buf[s : s + n] for s, n in zip(framing.starts, framing.lengths)]
 
 
 def test_whole_file():
@@ -41,7 +39,9 @@ def test_corrupt_payload_skips_only_that_record():
     assert framing.consumed == len(buf)
     (problem,) = framing.problems
     record_size = 12 + len(PAYLOADS[5]) + 4
-    assert f"bytes {1000 + bad_start}-{1000 + bad_start + record_size}" in problem
+    assert (
+        f"bytes {1000 + bad_start}-{1000 + bad_start + record_size}" in problem
+    )
 
 
 def test_corrupt_length_field_resyncs_at_next_record():

@@ -32,7 +32,9 @@ def test_scalars_tag_values_histograms_meta():
         vdl_value("Loss", 1, 1_700_000_001_000, tag_value=("eval", 0.9)),
         vdl_value("Train/Loss", 300, 1_700_000_002_000, scalar=-3.5),
         vdl_value(
-            "fc.w_0", 2, 1_700_000_003_000,
+            "fc.w_0",
+            2,
+            1_700_000_003_000,
             hist=([0, 2, 0, 5], [-1.0, -0.5, 0.0, 0.5, 1.0]),
         ),
     ]
@@ -56,9 +58,15 @@ def test_torn_record_is_left_pending():
     whole = vdl_records(
         [vdl_value("a", i, 1000 * i, scalar=float(i)) for i in range(1, 6)]
     )
-    last = len(vdl_records([vdl_value("a", i, 1000 * i, scalar=float(i)) for i in range(1, 5)]))
+    last = len(
+        vdl_records(
+            [vdl_value("a", i, 1000 * i, scalar=float(i)) for i in range(1, 5)]
+        )
+    )
     for cut in range(last, len(whole)):
-        starts, lengths, consumed, problems = visualdl.frame_records(whole[:cut])
+        starts, lengths, consumed, problems = visualdl.frame_records(
+            whole[:cut]
+        )
         assert len(starts) == 4 and consumed == last and problems == []
 
 

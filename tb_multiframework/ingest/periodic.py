@@ -1,0 +1,65 @@
+"""Reloading in a background thread, shared by every source of runs."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+class PeriodicReload:
+    """Calls `reload()` in a daemon thread, then every `interval` seconds.
+
+    Attributes:
+      loaded_once: set once the first reload finished (or failed).
+      last_error: the last reload's failure, "" after a good one.
+    """
+
+    def __init__(self) -> None:
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self.loaded_once = threading.Event()
+        self.last_error = ""
+
+    def reload(self) -> Any:
+        raise NotImplementedError
+
+    def start(self, interval: float, *, wait_first: bool = False) -> None:
+        """Loads in a background thread, then every `interval` seconds.
+
+        With `interval` <= 0 it loads once, as TensorBoard does with
+        `--reload_interval 0`. With `wait_first` the first load waits one
+        interval (the caller has just loaded).
+        """
+        if self._thread is not None:
+            return
+        self._thread = threading.Thread(
+            target=self._run_forever,
+            args=(interval, wait_first),
+            name="tb_multiframework-loader",
+            daemon=True,
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    def _run_forever(self, interval: float, wait_first: bool) -> None:
+        if wait_first:
+            self._stop.wait(interval)
+        while not self._stop.is_set():
+            try:
+                self.reload()
+                self.last_error = ""
+            except Exception as error:  # noqa: BLE001 - keep the thread alive
+                # A bug while reading must not end reloading for good; it is
+                # logged and shown in the catalog.
+                logger.exception("tb_multiframework: reload failed")
+                self.last_error = f"reload failed: {error!r}"
+            finally:
+                self.loaded_once.set()
+            if interval <= 0:
+                return
+            self._stop.wait(interval)
