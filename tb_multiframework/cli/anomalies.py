@@ -29,14 +29,7 @@ _WIDTH = 100  # characters of the table
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "anomalies",
-        help=HELP,
-        description=HELP,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    common.add_logdir_arguments(parser)
+    parser = common.add_command(commands, "anomalies", HELP, EPILOG)
     parser.add_argument(
         "--run",
         metavar="R",

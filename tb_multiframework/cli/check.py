@@ -41,21 +41,10 @@ _DEFAULT_HIST_TOL = 0.1  # KS statistic and W1 limit
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "check",
-        help=HELP,
-        description=HELP,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    common.add_logdir_arguments(parser)
+    parser = common.add_command(commands, "check", HELP, EPILOG)
     selection.add_pair_arguments(parser, positional=False)
-    parser.add_argument(
-        "--metric",
-        metavar="M",
-        action="append",
-        default=[],
-        help="a metric key or name; repeat to check several",
+    common.add_metrics_argument(
+        parser, "a metric key or name; repeat to check several"
     )
     export.add_axis_arguments(parser)
     parser.add_argument(

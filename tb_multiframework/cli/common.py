@@ -46,6 +46,30 @@ class UsageError(Exception):
     """A user mistake: printed as one line, exit code 2, no traceback."""
 
 
+def add_command(
+    commands: Any, name: str, help_text: str, epilog: str
+) -> argparse.ArgumentParser:
+    """A command's parser, with LOGDIR and the options every command has."""
+    parser: argparse.ArgumentParser = commands.add_parser(
+        name,
+        help=help_text,
+        description=help_text,
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_logdir_arguments(parser)
+    return parser
+
+
+def add_metrics_argument(
+    parser: argparse.ArgumentParser, help_text: str
+) -> None:
+    """`--metric M`, repeatable."""
+    parser.add_argument(
+        "--metric", metavar="M", action="append", default=[], help=help_text
+    )
+
+
 def add_logdir_arguments(parser: argparse.ArgumentParser) -> None:
     """LOGDIR and the options of every command that reads one."""
     parser.add_argument(

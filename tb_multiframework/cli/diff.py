@@ -26,21 +26,10 @@ is computed on the smoothed curves.
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "diff",
-        help=HELP,
-        description=HELP,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    common.add_logdir_arguments(parser)
+    parser = common.add_command(commands, "diff", HELP, EPILOG)
     selection.add_pair_arguments(parser, positional=True)
-    parser.add_argument(
-        "--metric",
-        metavar="M",
-        action="append",
-        default=[],
-        help="a metric key or name; repeat for more (default: all shared)",
+    common.add_metrics_argument(
+        parser, "a metric key or name; repeat for more (default: all shared)"
     )
     export.add_axis_arguments(parser)
     parser.add_argument("--json", action="store_true", help="JSON output")

@@ -21,14 +21,7 @@ metric.
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "export",
-        help=HELP,
-        description=HELP,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    common.add_logdir_arguments(parser)
+    parser = common.add_command(commands, "export", HELP, EPILOG)
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument(
         "--metric", metavar="M", help="a metric key or name (loss/train)"

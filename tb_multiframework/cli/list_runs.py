@@ -39,14 +39,7 @@ _WIDTH = 100  # characters of the table
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "list",
-        help=HELP,
-        description=HELP,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    common.add_logdir_arguments(parser)
+    parser = common.add_command(commands, "list", HELP, EPILOG)
     parser.add_argument(
         "--metric",
         metavar="M",

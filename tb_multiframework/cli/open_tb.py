@@ -48,14 +48,7 @@ _SPEC_UNSAFE = re.compile(r"[,:]")  # they separate --logdir_spec entries
 
 
 def register(commands: Any) -> None:
-    parser = commands.add_parser(
-        "open",
-        help=HELP,
-        description=HELP,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    common.add_logdir_arguments(parser)
+    parser = common.add_command(commands, "open", HELP, EPILOG)
     parser.add_argument(
         "runs", metavar="RUN", nargs="+", help="runs (or directories of runs)"
     )
