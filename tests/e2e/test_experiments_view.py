@@ -200,6 +200,33 @@ def test_runs_table_columns_filter_and_config_diff(
     save_screenshot(tb_page, "experiments_config_diff.png")
 
 
+def test_hparam_columns_put_keys_most_runs_have_first(
+    tb_server, tb_page, open_tab
+) -> None:
+    """With every demo run shown, the HF Trainer's hundred `args` keys
+    (one run has them) must not push lr and seed out of the table."""
+    server = tb_server()
+    runs = server.get_json("runs")["runs"]
+    frame = open_tab(tb_page, server)
+    frame.wait_for_selector('th[data-col^="hp:"]')
+    keys = frame.eval_on_selector_all(
+        'th[data-col^="hp:"]', "ths => ths.map(t => t.dataset.col.slice(3))"
+    )
+    # Independently: how many runs have each key, and which keys differ.
+    present = {}
+    for run in runs:
+        for key in run["hparams"]:
+            present[key] = present.get(key, 0) + 1
+    differing = [
+        key
+        for key in present
+        if len({repr(run["hparams"].get(key, "\0absent")) for run in runs}) > 1
+    ]
+    expected = sorted(differing, key=lambda k: (-present[k], k))
+    assert keys == expected[: len(keys)]
+    assert present[keys[0]] == max(present[k] for k in differing)
+
+
 def test_ddp_ranks_are_one_group_with_a_rank_spread(
     tb_server, tb_page, open_tab
 ) -> None:

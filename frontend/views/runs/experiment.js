@@ -124,8 +124,8 @@ export function resolveKey(keys, key) {
 }
 
 /**
- * Hyper-parameter keys that differ between runs (value or presence), and
- * those the same in all of them.
+ * Hyper-parameter keys that differ between runs (value or presence), the
+ * keys most runs have first, and those the same in all of them.
  * @param {Run[]} runs
  * @returns {{differing: string[], constant: [string, unknown][]}}
  */
@@ -148,6 +148,20 @@ export function splitHparams(runs) {
     if (seen.size > 1) differing.push(key);
     else constant.push([key, runs[0].hparams?.[key]]);
   }
+  // Keys most runs have first (lr, seed, ...): a key only one run has (an
+  // HF Trainer's hundred `args`) differs from nothing but its absence.
+  /** @type {Map<string, number>} */
+  const present = new Map(
+    differing.map((key) => [
+      key,
+      runs.filter((r) => r.hparams && key in r.hparams).length,
+    ]),
+  );
+  differing.sort(
+    (a, b) =>
+      /** @type {number} */ (present.get(b)) -
+        /** @type {number} */ (present.get(a)) || (a < b ? -1 : a > b ? 1 : 0),
+  );
   return { differing, constant };
 }
 
@@ -225,7 +239,7 @@ export class ExperimentData {
    * The metric the table summarises: the URL's, else validation loss, else
    * training loss (epoch level first), else none.
    * @param {string} fromState
-   * @returns {string | null}
+  ' * @returns {string | null}
    */
   metricKey(fromState) {
     if (fromState === "-") return null;
