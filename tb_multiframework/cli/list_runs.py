@@ -24,7 +24,9 @@ last event), warn (file problems: torn or corrupt records; --json has their
 text), and with --metric its last and best value (best by direction: lowest
 loss, highest accuracy). Empty columns are left out; when the table cannot
 fit --width, the least useful ones too (duration, writer, trainer, group
-first): a wider --width or --json shows everything.
+first): a wider --width or --json shows everything. Long run and group
+names are cut in the middle (their ends tell runs apart); the group is
+blank for a run that is a group of its own.
 
 --filter takes what the tab's filter box takes: clauses `key<op>value`
 (ops < <= > >= = != ~, ~ = contains) over run, group, framework, writer,
@@ -134,14 +136,14 @@ def _columns(
     columns = [
         RowColumn(
             "run",
-            common.Column("run", elide=True, min_width=20),
+            common.Column("run", elide=True, keep_tail=True, min_width=20),
             text("run"),
             value("run"),
         ),
         RowColumn(
             "group",
-            common.Column("group", elide=True, drop=9),
-            text("group"),
+            common.Column("group", elide=True, keep_tail=True, min_width=14, drop=9),
+            _group_text,
             value("group"),
         ),
         RowColumn(
@@ -300,6 +302,12 @@ def _hparams_text(run: dict[str, Any], keys: Sequence[str]) -> str:
         )
         parts.append(f"{short}={shown}")
     return common.printable(" ".join(parts))
+
+
+def _group_text(run: dict[str, Any]) -> str:
+    """The group, blank for a run that is a group of its own."""
+    group = run.get("group") or ""
+    return "" if group == run["run"] else common.printable(group)
 
 
 def _steps_text(run: dict[str, Any]) -> str:

@@ -88,6 +88,8 @@ class Column:
         title: Header text.
         align: "<" left or ">" right.
         elide: Whether long cells may be cut (ending in "…").
+        keep_tail: Cut long cells in the middle instead, keeping the end
+            (run names differ at the end: `seed0`/`seed1`, `Loss_train`).
         min_width: Cells an elided column keeps at least.
         drop: Order in which columns are left out when even the narrowest
             table is too wide: highest first; 0 is never left out.
@@ -96,6 +98,7 @@ class Column:
     title: str
     align: str = "<"
     elide: bool = False
+    keep_tail: bool = False
     min_width: int = 6
     drop: int = 0
 
@@ -107,18 +110,31 @@ def display_width(text: str) -> int:
     )
 
 
-def elide(text: str, width: int) -> str:
-    """Cuts text to `width` cells, ending in "…" when cut."""
+def elide(text: str, width: int, keep_tail: bool = False) -> str:
+    """Cuts text to `width` cells, marking the cut with "…".
+
+    The cut is at the end, or with `keep_tail` in the middle: a third of
+    the cells for the start, the rest for the end.
+    """
     if display_width(text) <= width:
         return text
+    if not keep_tail:
+        return _take(text, width - 1) + "…"
+    head = _take(text, (width - 1) // 3)
+    tail = _take(text[::-1], width - 1 - display_width(head))[::-1]
+    return head + "…" + tail
+
+
+def _take(text: str, cells: int) -> str:
+    """The longest start of `text` that fits in `cells` terminal cells."""
     out, used = [], 0
     for ch in text:
-        cells = display_width(ch)
-        if used + cells > width - 1:
+        width = display_width(ch)
+        if used + width > cells:
             break
         out.append(ch)
-        used += cells
-    return "".join(out) + "…"
+        used += width
+    return "".join(out)
 
 
 def render_table(
@@ -170,7 +186,7 @@ def render_table(
     for cells in [[c.title for c in columns], *rows]:
         parts = []
         for i in keep:
-            text = elide(cells[i], sizes[i])
+            text = elide(cells[i], sizes[i], columns[i].keep_tail)
             pad = " " * (sizes[i] - display_width(text))
             parts.append(text + pad if columns[i].align == "<" else pad + text)
         lines.append((" " * gap).join(parts).rstrip())

@@ -53,7 +53,9 @@ def test_table_has_a_line_per_run_within_100_columns(
         steps = "—" if first is None else f"{first:,}–{last:,}"
         if first is not None and first == last:
             steps = f"{first:,}"  # one step: shown once, as the tab does
-        left = [run["run"], run["group"], run["framework"], run["writer"]]
+        # a run that is a group of its own leaves the group cell blank
+        group = "" if run["group"] == run["run"] else run["group"]
+        left = [run["run"], group, run["framework"], run["writer"]]
         left += [v for v in (run["trainer"], run["configHash"]) if v]
         differing = [
             f"{k}={v}" for k, v in run["hparams"].items() if k in ("seed",)
@@ -145,7 +147,8 @@ def test_empty_logdir_and_narrow_width(tmp_path) -> None:
     write_run(tmp_path, "a_rather_long_run_name_" * 4, {"loss": [(0, 1.0)]})
     narrow = tbmf("list", str(tmp_path), "--width", "80")
     assert all(len(line) <= 80 for line in narrow.out.splitlines())
-    assert re.search(r"^a_rather_long_run_n\w*…  ", narrow.out, re.M)
+    # cut in the middle: the start and the end of the name stay
+    assert re.search(r"^a_rathe\w*…\w*_name_  ", narrow.out, re.M)
     assert "…" in narrow.out
 
 
@@ -155,3 +158,28 @@ def test_hostile_names_cannot_drive_the_terminal(tmp_path) -> None:
     assert result.code == 0, result.err
     assert "\x1b" not in result.out
     assert "evil\\x1b[2Jrun" in result.out
+
+
+def test_elided_run_names_stay_distinct(demo_logdir) -> None:
+    # run names differ at their end (Loss_train/Loss_val, seed0/seed1):
+    # a cut at the end would print two rows that read the same
+    result = tbmf("list", demo_logdir, "--width", "60")
+    assert result.code == 0, result.err
+    cells = [line.split("  ")[0] for line in result.out.splitlines()[1:]]
+    assert any("…" in cell for cell in cells)
+    assert len(set(cells)) == len(cells), cells
+
+
+def test_elide_keeps_the_tail_in_terminal_cells() -> None:
+    from tb_multiframework.cli.textfmt import display_width, elide
+
+    for text in ["pytorch_resumed/Loss_train", "実験/シード_0/train", "a" * 50]:
+        for width in range(2, len(text) + 3):
+            cut = elide(text, width, keep_tail=True)
+            assert display_width(cut) <= width
+            if display_width(text) <= width:
+                assert cut == text
+            else:
+                head, tail = cut.split("…")
+                assert text.startswith(head) and text.endswith(tail)
+                assert display_width(cut) >= width - 1  # wide chars: 1 spare
