@@ -4,26 +4,22 @@ Each method takes already-parsed arguments and returns a plain dict; it
 raises `NotFound` for an unknown run, tag, metric or layout and `ValueError`
 for a bad argument, which `plugin.py` turns into 404 and 400 responses.
 What every request needs about the runs (run info, epoch maps, the metric
-index) is derived once per data version and config, and whole answers are
-cached by their arguments and that same version.
+index) is derived once per data version and config (`run_context.py`), and
+whole answers are cached by their arguments and that same version.
+
+`Api` is the one entry point of the routes and the `tbmf` command line; the
+answers themselves are computed by `scalar_api.py` (scalars, export),
+`histogram_api.py` (histograms), `anomaly_api.py` (anomalies) and
+`experiments.py` (hyper-parameters, groups), and written out by
+`encoding.py` (JSON, packed arrays, CSV cells).
 """
 
 from __future__ import annotations
 
-import base64
 import collections
-import csv
-import dataclasses
-import functools
-import gzip
-import io
-import json
-import math
 import threading
 from collections.abc import Callable, Hashable
 from typing import Any
-
-import numpy as np
 
 from tb_multiframework import experiments
 from tb_multiframework.anomaly_api import (
@@ -32,134 +28,59 @@ from tb_multiframework.anomaly_api import (
     NotFoundError,
 )
 from tb_multiframework.config import Config, ConfigFile
-from tb_multiframework.core import histdiff, layouts, pairing, safe_regex
-from tb_multiframework.core.axes import EpochMap, axis_values, build_epoch_map
-from tb_multiframework.core.compare import (
-    EXPORT_COLUMNS,
-    MAX_SELECTIONS,
-    Selection,
-    check_arguments,
-    compare_scalars,
-    export_rows,
+from tb_multiframework.core import layouts, safe_regex
+from tb_multiframework.core.axes import EpochMap
+from tb_multiframework.core.compare import Selection
+from tb_multiframework.core.metrics import canonical_metric
+from tb_multiframework.core.types import Excluded
+from tb_multiframework.encoding import (
+    Encoded,
+    csv_safe_cell,
+    encode_json,
+    pack_arrays,
+    to_json,
 )
-from tb_multiframework.core.metrics import (
-    MetricEntry,
-    build_metric_index,
-    canonical_metric,
-    is_placeholder_metric,
-    parse_alias_rules,
-)
-from tb_multiframework.core.types import (
-    AliasRule,
-    EpochSetting,
-    Excluded,
-    RunInfo,
-)
+from tb_multiframework.histogram_api import HistogramAnswers, HistogramQuery
 from tb_multiframework.layout_store import LayoutStore
 from tb_multiframework.placed_cache import PlacedCache
-from tb_multiframework.scalar_views import (
-    aggregation_of,
-    all_attempt_rows,
-    current_attempts,
-    hidden_counts,
-    resume_note,
-    run_attempts,
-    superseded_selections,
-    with_batch_view,
+from tb_multiframework.run_context import (
+    Context,
+    ContextBuilder,
+    NotFound,
+    epoch_source,
 )
+from tb_multiframework.scalar_api import (
+    MAX_EXPORT_ROWS,
+    SCALAR_ENCODINGS,
+    ScalarAnswers,
+    ScalarQuery,
+    aggregation_json,
+)
+from tb_multiframework.scalar_views import resume_note, run_attempts
 from tb_multiframework.sources import Source
-from tb_multiframework.store import HistogramSeries, RunSummary, Store
+from tb_multiframework.store import RunSummary, Store
+
+# Names other modules import from here, wherever they are defined.
+__all__ = [
+    "MAX_EXPORT_ROWS",
+    "SCALAR_ENCODINGS",
+    "Api",
+    "Encoded",
+    "HistogramQuery",
+    "LayoutsUnavailable",
+    "NotFound",
+    "ScalarQuery",
+    "csv_safe_cell",
+    "encode_json",
+    "pack_arrays",
+    "to_json",
+]
 
 _CACHE_ENTRIES = 64  # answers kept per data version
-SCALAR_ENCODINGS = ("json", "b64")  # `encoding` of the scalars route
-MAX_EXPORT_ROWS = 5_000_000  # rows in one CSV/JSON export
-
-
-class NotFound(LookupError):
-    """An unknown run, tag, metric or layout (HTTP 404)."""
 
 
 class LayoutsUnavailable(Exception):
     """No place to save layouts (HTTP 503)."""
-
-
-def to_json(value: Any) -> Any:
-    """`json.dumps` default for numpy values.
-
-    Non-finite floats become the strings "NaN", "Infinity" and "-Infinity",
-    as TensorBoard's own JSON does, so the UI can mark them.
-    """
-    if isinstance(value, np.ndarray):
-        if value.dtype.kind == "f" and not np.isfinite(value).all():
-            return [_finite_or_name(v) for v in value.tolist()]
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return _finite_or_name(value.item())
-    if isinstance(value, (set, frozenset, tuple)):
-        return list(value)
-    raise TypeError(f"cannot serialise {type(value).__name__}")
-
-
-def encode_json(payload: Any) -> str:
-    """The JSON text of a payload (numpy arrays allowed, see `to_json`)."""
-    return json.dumps(
-        payload, allow_nan=False, separators=(",", ":"), default=to_json
-    )
-
-
-class Encoded:
-    """An answer already serialised, kept in the cache as text and gzip.
-
-    A repeated request then costs no JSON encoding and no compression.
-    `compress=False` marks an answer gzip barely shrinks (base64 of
-    floats: it mostly wins back base64's own third), sent as is.
-    """
-
-    def __init__(self, text: str, *, compress: bool = True) -> None:
-        self.data = text.encode("utf-8")
-        self.compress = compress
-        self._gzipped: bytes | None = None
-
-    def gzipped(self) -> bytes:
-        if self._gzipped is None:
-            self._gzipped = gzip.compress(self.data, compresslevel=3, mtime=0)
-        return self._gzipped
-
-
-def _finite_or_name(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return (
-            "NaN"
-            if value != value
-            else ("Infinity" if value > 0 else "-Infinity")
-        )
-    return value
-
-
-@dataclasses.dataclass(frozen=True)
-class _Positions:
-    """A histogram tag's steps and times, shaped like a scalar series.
-
-    Lets epoch maps see histogram tags (Keras writes them at step = epoch);
-    the values are each histogram's total count.
-    """
-
-    steps: np.ndarray
-    wall_times: np.ndarray
-    values: np.ndarray
-
-
-@dataclasses.dataclass(frozen=True)
-class _Context:
-    """What every request needs about the runs, for one data version."""
-
-    summaries: dict[str, RunSummary]
-    infos: dict[str, RunInfo]
-    epoch_maps: dict[str, EpochMap | Excluded]
-    aliases: tuple[AliasRule, ...]
-    metrics: dict[str, MetricEntry]
-    errors: tuple[str, ...]
-    experiments: experiments.Experiments
 
 
 class Api:
@@ -188,15 +109,16 @@ class Api:
         self._layout_path_reason = layout_path_reason
         self._lock = threading.Lock()
         self._context_key: tuple[Any, ...] | None = None
-        self._context_value: _Context | None = None
-        # run -> (its group's run versions and settings, epoch map)
-        self._epoch_cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
+        self._context_value: Context | None = None
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
+        self._contexts = ContextBuilder(store)
         self._anomalies = AnomalyFinder(store)
         # Placed and smoothed series, kept across data versions.
         self._placed = PlacedCache()
+        self._scalar_answers = ScalarAnswers(store, self._context, self._placed)
+        self._histogram_answers = HistogramAnswers(store, self._context)
 
     # Derived state.
 
@@ -204,146 +126,15 @@ class Api:
         self._config_file.refresh()
         return self._config_file.config
 
-    def _context(self) -> _Context:
+    def _context(self) -> Context:
         config = self._config()
         key = (self._store.version, config)
         with self._lock:
             if self._context_key != key or self._context_value is None:
-                self._context_value = self._build_context(config)
+                self._context_value = self._contexts.build(config)
                 self._context_key = key
                 self._cache.clear()
             return self._context_value
-
-    def _build_context(self, config: Config) -> _Context:
-        errors = []
-        try:
-            aliases = parse_alias_rules(list(config.metric_aliases))
-        except ValueError as error:
-            errors.append(f"metric aliases in {config.path} not used: {error}")
-            aliases = ()
-        summaries = {s.meta.run: s for s in self._store.summaries()}
-        infos = {
-            run: RunInfo(
-                run=run,
-                group=s.meta.group,
-                framework=s.meta.framework,
-                writer=s.meta.writer,
-                trainer=s.meta.trainer,
-            )
-            for run, s in summaries.items()
-        }
-        by_group: dict[str, list[str]] = collections.defaultdict(list)
-        for run, info in infos.items():
-            by_group[info.group].append(run)
-        epoch_maps = self._epoch_maps(config, summaries, infos, by_group)
-        hints = {
-            (run, tag): "epoch"
-            for run, emap in epoch_maps.items()
-            if isinstance(emap, EpochMap)
-            for tag in emap.epoch_indexed_tags
-        }
-        pairs = [
-            (infos[run], tag)
-            for run, summary in summaries.items()
-            for tag in summary.scalar_tags
-            if not (
-                tag == "hp_metric"
-                and is_placeholder_metric(
-                    tag, self._store.scalars(run, tag).values.tolist()
-                )
-            )
-        ]
-        entries = build_metric_index(pairs, aliases=aliases, level_hints=hints)
-        return _Context(
-            summaries=summaries,
-            infos=infos,
-            epoch_maps=epoch_maps,
-            aliases=aliases,
-            metrics={entry.key: entry for entry in entries},
-            errors=tuple(errors),
-            experiments=experiments.build_experiments(summaries, config),
-        )
-
-    def _epoch_maps(
-        self,
-        config: Config,
-        summaries: dict[str, RunSummary],
-        infos: dict[str, RunInfo],
-        by_group: dict[str, list[str]],
-    ) -> dict[str, EpochMap | Excluded]:
-        """Every run's epoch map, rebuilt only for groups that changed.
-
-        Building one reads every point of the group's runs; while runs
-        train, most of them have not changed since the last data version.
-        """
-        maps: dict[str, EpochMap | Excluded] = {}
-        cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
-        # One group at a time: series are decoded from the store's packed
-        # form for this, and only one group's are held at once.
-        for members in by_group.values():
-            inputs: dict[str, dict[str, Any]] = {}
-            for run in members:
-                maps[run], cache[run] = self._epoch_map(
-                    run, infos[run], config, summaries, members, inputs
-                )
-        self._epoch_cache = cache
-        return maps
-
-    def _epoch_map(
-        self,
-        run: str,
-        info: RunInfo,
-        config: Config,
-        summaries: dict[str, RunSummary],
-        members: list[str],
-        inputs: dict[str, dict[str, Any]],
-    ) -> tuple[EpochMap | Excluded, tuple[Any, EpochMap | Excluded]]:
-        """A run's epoch map (cached while its group is unchanged)."""
-        override = config.for_run(run)
-        setting = None
-        if override.steps_per_epoch is not None or override.epoch_offset:
-            setting = EpochSetting(
-                steps_per_epoch=override.steps_per_epoch,
-                epoch_offset=override.epoch_offset or 0.0,
-            )
-        key = (
-            info,
-            setting,
-            tuple((m, summaries[m].version) for m in members),
-        )
-        cached = self._epoch_cache.get(run)
-        if cached is not None and cached[0] == key:
-            return cached[1], cached
-        for member in members:
-            if member not in inputs:
-                inputs[member] = self._epoch_inputs(member)
-        group = {member: inputs[member] for member in members}
-        emap = build_epoch_map(info, group, setting=setting)
-        return emap, (key, emap)
-
-    def _epoch_inputs(self, run: str) -> dict[str, Any]:
-        """A run's scalar series plus its histogram tags' positions.
-
-        Current points only (a resumed run's superseded points would make
-        its epoch counter go back). A torch `add_scalars`/`add_hparams`
-        sub-run sees its parent's tags too, so it gets the parent's epochs.
-        """
-        parent = self._store.meta(run).parent
-        inputs: dict[str, Any] = {}
-        if parent and self._store.has_run(parent):
-            inputs.update(self._epoch_inputs(parent))
-        inputs.update(self._store.run_scalars(run, current=True))
-        for tag in self._store.summary(run).histogram_tags:
-            hist = self._store.histograms(run, tag)
-            inputs.setdefault(
-                tag,
-                _Positions(
-                    steps=hist.steps,
-                    wall_times=hist.wall_times,
-                    values=np.array([c.sum() for c in hist.counts]),
-                ),
-            )
-        return inputs
 
     def _cached(
         self,
@@ -436,7 +227,7 @@ class Api:
                             "level": m.level,
                             "derivation": m.derivation,
                             "aliases": list(m.aliases),
-                            **self._aggregation_json(ctx, m.run, m.tag),
+                            **aggregation_json(ctx, m.run, m.tag),
                         }
                         for m in entry.members
                     ],
@@ -447,162 +238,14 @@ class Api:
 
     # Scalars.
 
+    # Scalars.
+
     def scalars(self, query: ScalarQuery) -> Encoded:
         """`GET scalars`: aligned, smoothed, downsampled series and diffs."""
         return self._cached(
             ("scalars", query),
-            lambda: self._scalars(query),
+            lambda: self._scalar_answers.payload(query),
             compress=query.encoding != "b64",
-        )
-
-    def _scalars(self, query: ScalarQuery) -> dict[str, Any]:
-        selections, missing = self._selections(query)
-        baseline = query.baseline
-        if baseline is not None and baseline not in {
-            s.run.run for s in selections
-        }:
-            raise ValueError(
-                f"baseline run {baseline!r} is not among the selected series"
-            )
-        ctx = self._context()
-        extras = (
-            superseded_selections(self._store, selections)
-            if query.attempts == "all"
-            else []
-        )
-        selections, notes = self._batch_view(ctx, selections, query)
-        arguments: dict[str, Any] = {
-            "axis": query.x,
-            "smoothing": query.smoothing,
-            "smoothing_mode": query.smoothing_mode,
-            "points": query.points,
-            "diff_mode": query.diff_mode,
-            "x_range": query.x_range,
-        }
-        check_arguments(selections, **arguments)
-        shown = selections if query.include_series else []
-        placed = [
-            self._placed.place(
-                sel,
-                query.x,
-                query.smoothing,
-                query.smoothing_mode,
-                variant=query.batch_values,
-            )
-            for sel in shown
-        ]
-        comparison = compare_scalars(
-            shown,
-            baseline=baseline if query.include_series else None,
-            placed=placed,
-            **arguments,
-        )
-        payload = comparison.to_json()
-        if query.include_series:
-            for sel, series, note in zip(
-                selections, payload["series"], notes, strict=True
-            ):
-                series.update(self._aggregation_json(ctx, sel.run.run, sel.tag))
-                series["batchValues"] = note
-                series["hidden"] = hidden_counts(
-                    self._store, sel.run.run, sel.tag
-                )
-            payload["series"] += self._superseded_json(query, extras)
-        payload["attempts"] = query.attempts
-        payload["batchValues"] = query.batch_values
-        if query.aggregate != "none":
-            payload.update(self._aggregates(query, selections))
-            if not query.include_series:
-                payload["series"] = []
-        if query.encoding == "b64":
-            for key in ("series", "diffs", "aggregates", "groupDiffs"):
-                for entry in payload.get(key, ()):
-                    pack_arrays(entry)
-        payload["encoding"] = query.encoding
-        payload["missing"] = missing
-        payload["dataVersion"] = self._store.version
-        payload["epochSources"] = {
-            s.run.run: _epoch_source(ctx.epoch_maps[s.run.run])
-            for s in selections
-        }
-        return payload
-
-    def _aggregation_json(
-        self, ctx: _Context, run: str, tag: str
-    ) -> dict[str, str]:
-        found = aggregation_of(
-            ctx.infos[run], tag, ctx.epoch_maps[run], ctx.aliases
-        )
-        return {
-            "aggregation": found.kind,
-            "aggregationEvidence": found.evidence,
-        }
-
-    def _batch_view(
-        self, ctx: _Context, selections: list[Selection], query: ScalarQuery
-    ) -> tuple[list[Selection], list[str]]:
-        """Selections with batch values shown as asked, and notes."""
-        shown, notes = [], []
-        for sel in selections:
-            if query.batch_values == "logged":
-                shown.append(sel)
-                notes.append("")
-                continue
-            found = aggregation_of(
-                sel.run, sel.tag, ctx.epoch_maps[sel.run.run], ctx.aliases
-            )
-            converted, note = with_batch_view(sel, found, query.batch_values)
-            shown.append(converted)
-            notes.append(note)
-        return shown, notes
-
-    def _superseded_json(
-        self, query: ScalarQuery, extras: list[Any]
-    ) -> list[dict[str, Any]]:
-        """The not-shown points as extra series (no baseline, no diffs)."""
-        if not extras:
-            return []
-        found = compare_scalars(
-            [e.selection for e in extras],
-            axis=query.x,
-            smoothing=query.smoothing,
-            smoothing_mode=query.smoothing_mode,
-            points=query.points,
-            x_range=query.x_range,
-        ).to_json()["series"]
-        for series, extra in zip(found, extras, strict=True):
-            series["attempt"] = extra.attempt
-            series["superseded"] = True
-        return found
-
-    def _aggregates(
-        self, query: ScalarQuery, selections: list[Selection]
-    ) -> dict[str, Any]:
-        """The `aggregates` part of a scalars answer (experiments.py)."""
-        ctx = self._context()
-        names = [
-            experiments.group_of(
-                ctx.experiments, ctx.summaries, s.run.run, query.group_by
-            )
-            for s in selections
-        ]
-        return experiments.aggregates(
-            selections,
-            names,
-            experiments.AggregateQuery(
-                group_by=query.group_by,
-                center=query.aggregate,
-                band=query.band,
-                baseline_group=query.baseline_group,
-            ),
-            axis=query.x,
-            smoothing=query.smoothing,
-            smoothing_mode=query.smoothing_mode,
-            points=query.points,
-            x_range=query.x_range,
-            place=functools.partial(
-                self._placed.place, variant=query.batch_values
-            ),
         )
 
     def config_diff(self, runs: tuple[str, ...]) -> dict[str, Any]:
@@ -634,143 +277,13 @@ class Api:
         Returns:
           (body, content type).
         """
-        selections, _ = self._selections(query)
-        selections, _ = self._batch_view(self._context(), selections, query)
-        columns: tuple[str, ...] = EXPORT_COLUMNS
-        rows: Any
-        if query.attempts == "all":
-            extras = superseded_selections(self._store, selections)
-            current = [
-                current_attempts(self._store, s.run.run, s.tag)
-                for s in selections
-            ]
-            rows = (
-                (*row, attempt, is_current)
-                for row, attempt, is_current in all_attempt_rows(
-                    selections,
-                    current,
-                    extras,
-                    axis=query.x,
-                    smoothing=query.smoothing,
-                    smoothing_mode=query.smoothing_mode,
-                    x_range=query.x_range,
-                )
-            )
-            columns = (*EXPORT_COLUMNS, "attempt", "current")
-            selections = selections + [e.selection for e in extras]
-        else:
-            rows = export_rows(
-                selections,
-                axis=query.x,
-                smoothing=query.smoothing,
-                smoothing_mode=query.smoothing_mode,
-                x_range=query.x_range,
-            )
-        total = sum(len(s.series) for s in selections)
-        if total > MAX_EXPORT_ROWS:
-            raise ValueError(
-                f"export of {total} rows exceeds the cap of {MAX_EXPORT_ROWS}; "
-                "narrow the x range or the runs"
-            )
-        if fmt == "csv":
-            out = io.StringIO()
-            # RFC 4180 line ends: a CR inside a name is then quoted too.
-            writer = csv.writer(out, lineterminator="\r\n")
-            writer.writerow(columns)
-            names = {n for s in selections for n in (s.run.run, s.tag)}
-            if any(csv_safe_cell(n) != n for n in names):
-                rows = ([csv_safe_cell(v) for v in row] for row in rows)
-            writer.writerows(rows)
-            return out.getvalue(), "text/csv"
-        body = json.dumps(
-            {
-                "x": query.x,
-                "columns": list(columns),
-                "rows": [[_finite_or_name(v) for v in row] for row in rows],
-            },
-            allow_nan=False,
-            separators=(",", ":"),
-        )
-        return body, "application/json"
-
-    def _selections(
-        self, query: ScalarQuery
-    ) -> tuple[list[Selection], list[dict[str, str]]]:
-        """The (run, tag) series a query names, and runs that lack them."""
-        ctx = self._context()
-        for run in query.runs:
-            if run not in ctx.summaries:
-                raise NotFound(f"unknown run {run!r}")
-        wanted: list[tuple[str, str]] = []
-        missing: list[dict[str, str]] = []
-        if query.metric is not None:
-            entry = ctx.metrics.get(query.metric)
-            if entry is None:
-                raise NotFound(f"unknown metric {query.metric!r}")
-            members = [(m.run, m.tag) for m in entry.members]
-            runs = query.runs or sorted({run for run, _ in members})
-            for run in runs:
-                tags = [tag for member_run, tag in members if member_run == run]
-                wanted.extend((run, tag) for tag in tags)
-                if not tags:
-                    missing.append(
-                        {"run": run, "reason": f"no tag of metric {entry.name}"}
-                    )
-        else:
-            tag = query.tag
-            assert tag is not None
-            if not query.runs:
-                raise ValueError("name at least one run with a tag")
-            for run in query.runs:
-                if tag in ctx.summaries[run].scalar_tags:
-                    wanted.append((run, tag))
-                else:
-                    missing.append(
-                        {"run": run, "reason": f"no scalar tag {tag!r}"}
-                    )
-            if not wanted:
-                raise NotFound(f"no selected run has scalar tag {tag!r}")
-        if len(wanted) > MAX_SELECTIONS:
-            raise ValueError(
-                f"{len(wanted)} series requested; at most {MAX_SELECTIONS}"
-            )
-        selections = [
-            Selection(
-                run=ctx.infos[run],
-                tag=tag,
-                series=self._store.current_scalars(run, tag),
-                epoch_map=ctx.epoch_maps[run],
-                run_start_time=ctx.summaries[run].start_time,
-                run_last_step=ctx.summaries[run].last_step,
-            )
-            for run, tag in wanted
-        ]
-        return selections, missing
+        return self._scalar_answers.export(query, fmt)
 
     # Histograms.
 
     def histograms(self, run: str, tag: str, axis: str) -> dict[str, Any]:
         """`GET histograms`: every histogram of a (run, tag)."""
-        series = self._histogram_series(run, tag)
-        positions = self._histogram_positions(run, tag, series, axis)
-        excluded = positions.reason if isinstance(positions, Excluded) else None
-        xs = None if excluded else positions
-        return {
-            "run": run,
-            "tag": tag,
-            "x": axis,
-            "excluded": excluded,
-            "steps": [
-                {
-                    "step": int(series.steps[i]),
-                    "wallTime": float(series.wall_times[i]),
-                    "x": None if xs is None else float(xs[i]),
-                    "edges": series.edges[i],
-                    "counts": series.counts[i],
-                }
-                for i in range(len(series))
-            ],
-        }
+        return self._histogram_answers.histograms(run, tag, axis)
 
     def histogram_diff(
         self, query: HistogramQuery, at: float | None
@@ -778,142 +291,19 @@ class Api:
         """`GET histogram_diff`: two histograms on common edges, distances."""
         return self._cached(
             ("histogram_diff", query, at),
-            lambda: self._histogram_diff(query, at),
+            lambda: self._histogram_answers.diff(query, at),
         )
-
-    def _histogram_diff(
-        self, query: HistogramQuery, at: float | None
-    ) -> dict[str, Any]:
-        a, pos_a = self._placed_histograms(query.run_a, query.tag_a, query.x)
-        b, pos_b = self._placed_histograms(query.run_b, query.tag_b, query.x)
-        if len(a) == 0 or len(b) == 0:
-            raise NotFound("one of the tags has no histograms")
-        if at is None:
-            at = float(min(np.nanmax(pos_a), np.nanmax(pos_b)))
-        index_a = histdiff.nearest_index(pos_a, at)
-        index_b = histdiff.nearest_index(pos_b, at)
-        hist_a = histdiff.clean_histogram(a.edges[index_a], a.counts[index_a])
-        hist_b = histdiff.clean_histogram(b.edges[index_b], b.counts[index_b])
-        diff = histdiff.compare_histograms(hist_a, hist_b, bins=query.bins)
-        return {
-            "x": query.x,
-            "at": at,
-            "a": _histogram_side(query.run_a, query.tag_a, a, pos_a, index_a),
-            "b": _histogram_side(query.run_b, query.tag_b, b, pos_b, index_b),
-            "edges": diff.edges,
-            "countsA": diff.counts_a,
-            "countsB": diff.counts_b,
-            "diff": diff.diff,
-            "normalized": diff.normalized,
-            "totalA": diff.total_a,
-            "totalB": diff.total_b,
-            "momentsA": dataclasses.asdict(diff.moments_a),
-            "momentsB": dataclasses.asdict(diff.moments_b),
-            "distances": {
-                "wasserstein": diff.distances.wasserstein,
-                "jensenShannon": diff.distances.jensen_shannon,
-                "ks": diff.distances.ks,
-                "meanDelta": diff.distances.mean_delta,
-                "stdDelta": diff.distances.std_delta,
-            },
-        }
 
     def histogram_distances(self, query: HistogramQuery) -> Encoded:
         """`GET histogram_distances`: the distances over training."""
         return self._cached(
             ("histogram_distances", query),
-            lambda: self._histogram_distances(query),
+            lambda: self._histogram_answers.distances(query),
         )
-
-    def _histogram_distances(self, query: HistogramQuery) -> dict[str, Any]:
-        a, pos_a = self._placed_histograms(query.run_a, query.tag_a, query.x)
-        b, pos_b = self._placed_histograms(query.run_b, query.tag_b, query.x)
-        found = histdiff.distance_series(
-            a, b, positions_a=pos_a, positions_b=pos_b, bins=query.bins
-        )
-        return {
-            "x": query.x,
-            "positions": found.positions,
-            "positionsB": found.positions_b,
-            "stepsA": found.steps_a,
-            "stepsB": found.steps_b,
-            "wasserstein": found.wasserstein,
-            "jensenShannon": found.jensen_shannon,
-            "ks": found.ks,
-            "meanDelta": found.mean_delta,
-            "stdDelta": found.std_delta,
-        }
 
     def histogram_pairs(self, run_a: str, run_b: str) -> dict[str, Any]:
         """`GET histogram_pairs`: suggested tag pairs between two runs."""
-        infos_a = self._hist_tag_infos(run_a)
-        infos_b = self._hist_tag_infos(run_b)
-        pairs = pairing.suggest_tag_pairs(infos_a, infos_b)
-        return {
-            "runA": run_a,
-            "runB": run_b,
-            "tagsA": [_tag_info_json(i) for i in infos_a],
-            "tagsB": [_tag_info_json(i) for i in infos_b],
-            "pairs": [
-                {
-                    "tagA": p.tag_a,
-                    "tagB": p.tag_b,
-                    "score": p.score,
-                    "reasons": list(p.reasons),
-                }
-                for p in pairs
-            ],
-        }
-
-    def _hist_tag_infos(self, run: str) -> list[pairing.HistTagInfo]:
-        self._summary(run)  # 404 for an unknown run
-        infos = []
-        # First-seen order: writers log layers in model order.
-        for order, tag in enumerate(self._store.histogram_tags_in_order(run)):
-            series = self._store.histograms(run, tag)
-            count = (
-                int(round(float(series.counts[0].sum())))
-                if len(series)
-                else None
-            )
-            infos.append(pairing.HistTagInfo(tag, count or None, order))
-        return infos[: pairing.MAX_PAIR_TAGS]
-
-    def _summary(self, run: str) -> RunSummary:
-        summary = self._context().summaries.get(run)
-        if summary is None:
-            raise NotFound(f"unknown run {run!r}")
-        return summary
-
-    def _histogram_series(self, run: str, tag: str) -> HistogramSeries:
-        summary = self._summary(run)
-        if tag not in summary.histogram_tags:
-            raise NotFound(f"run {run!r} has no histogram tag {tag!r}")
-        return self._store.histograms(run, tag)
-
-    def _histogram_positions(
-        self, run: str, tag: str, series: HistogramSeries, axis: str
-    ) -> np.ndarray | Excluded:
-        ctx = self._context()
-        return axis_values(
-            axis,
-            _Positions(series.steps, series.wall_times, np.zeros(len(series))),
-            tag=tag,
-            epoch_map=ctx.epoch_maps[run],
-            run_start_time=ctx.summaries[run].start_time,
-            run_last_step=ctx.summaries[run].last_step,
-        )
-
-    def _placed_histograms(
-        self, run: str, tag: str, axis: str
-    ) -> tuple[HistogramSeries, np.ndarray]:
-        series = self._histogram_series(run, tag)
-        positions = self._histogram_positions(run, tag, series, axis)
-        if isinstance(positions, Excluded):
-            raise ValueError(
-                f"run {run!r} has no place on axis {axis}: {positions.reason}"
-            )
-        return series, positions
+        return self._histogram_answers.pairs(run_a, run_b)
 
     # Layouts.
 
@@ -1003,7 +393,7 @@ class Api:
         Raises:
           NotFound: an unknown run, metric or tag.
         """
-        return self._selections(query)
+        return self._scalar_answers.selections(query)
 
     # Anomalies.
 
@@ -1024,51 +414,9 @@ class Api:
         return payload
 
 
-@dataclasses.dataclass(frozen=True)
-class ScalarQuery:
-    """Parsed arguments of `scalars` and `export`."""
-
-    runs: tuple[str, ...]
-    tag: str | None
-    metric: str | None
-    x: str = "step"
-    smoothing: float = 0.0
-    smoothing_mode: str = "ema"
-    points: int = 1000
-    baseline: str | None = None
-    diff_mode: str = "difference"
-    x_range: tuple[float, float] | None = None
-    attempts: str = "current"  # "all": superseded points too
-    batch_values: str = "logged"  # | "per_batch" | "running_mean"
-    encoding: str = "json"  # how arrays travel: one of SCALAR_ENCODINGS
-    group_by: str = "group"
-    aggregate: str = "none"
-    band: str = "none"
-    baseline_group: str | None = None
-    include_series: bool = True
-
-
-@dataclasses.dataclass(frozen=True)
-class HistogramQuery:
-    """Parsed arguments of the two-histogram routes."""
-
-    run_a: str
-    tag_a: str
-    run_b: str
-    tag_b: str
-    x: str = "step"
-    bins: int = histdiff.DEFAULT_BINS
-
-
-def _metric_name(ctx: _Context, run: str, tag: str) -> str | None:
+def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
     found = canonical_metric(ctx.infos[run], tag, aliases=ctx.aliases)
     return None if found is None else found.name
-
-
-def _epoch_source(emap: EpochMap | Excluded) -> str:
-    if isinstance(emap, Excluded):
-        return f"none: {emap.reason}"
-    return emap.source
 
 
 def _run_entry(
@@ -1091,125 +439,10 @@ def _run_entry(
         "lastStep": summary.last_step,
         "startTime": summary.start_time,
         "endTime": summary.end_time,
-        "epochSource": _epoch_source(emap),
+        "epochSource": epoch_source(emap),
         "hasEpochAxis": isinstance(emap, EpochMap),
         "hasLayout": summary.has_layout,
         "evidence": list(meta.evidence),
         "files": list(meta.files),
         "warnings": list(meta.warnings),
     }
-
-
-def _histogram_side(
-    run: str,
-    tag: str,
-    series: HistogramSeries,
-    positions: np.ndarray,
-    index: int,
-) -> dict[str, Any]:
-    return {
-        "run": run,
-        "tag": tag,
-        "step": int(series.steps[index]),
-        "wallTime": float(series.wall_times[index]),
-        "x": float(positions[index]),
-    }
-
-
-def _tag_info_json(info: pairing.HistTagInfo) -> dict[str, Any]:
-    return {
-        "tag": info.tag,
-        "elementCount": info.element_count,
-        "order": info.order,
-    }
-
-
-# Compact arrays of the scalars answer (`encoding=b64`, docs/api.md).
-
-# Numeric arrays of a Series, Diff, Aggregate or GroupDiff, in packing order.
-_PACKED_FIELDS = (
-    "x",
-    "y",
-    "yMin",
-    "yMax",
-    "smoothed",
-    "steps",
-    "lower",
-    "upper",
-    "count",
-    "countBaseline",
-)
-
-
-def pack_arrays(entry: dict[str, Any]) -> None:
-    """Replaces an entry's numeric arrays (`_PACKED_FIELDS`) by packed ones.
-
-    Each becomes `{"dtype", "b64"}`: base64 of the little-endian values,
-    `f4` when every value survives a float32 round trip exactly (values
-    logged as float32, steps below 2**24; NaN and +-Inf survive), else `f8`;
-    `i4` for integers in int32 range, else `f8`. An array equal value for
-    value (and bit for bit once widened to float64) to a field packed
-    before it becomes `{"sameAs": field}`. Nothing is rounded.
-    """
-    packed: dict[str, np.ndarray] = {}
-    for field in _PACKED_FIELDS:
-        value = entry.get(field)
-        if not isinstance(value, np.ndarray):
-            continue
-        wide = value.astype(np.float64, copy=False)
-        same = next(
-            (
-                name
-                for name, other in packed.items()
-                if other.size == wide.size
-                and other.tobytes() == wide.tobytes()
-                and (value.dtype.kind == "f" or _exact_in_f8(value))
-            ),
-            None,
-        )
-        if same is not None:
-            entry[field] = {"sameAs": same}
-            continue
-        packed[field] = wide
-        entry[field] = _packed(value)
-
-
-def _exact_in_f8(ints: np.ndarray) -> bool:
-    return bool(ints.size == 0 or np.abs(ints).max() <= 2**53)
-
-
-def _packed(value: np.ndarray) -> dict[str, str]:
-    if value.dtype.kind in "iu":
-        info = np.iinfo(np.int32)
-        if value.size == 0 or (
-            value.min() >= info.min and value.max() <= info.max
-        ):
-            return _b64("i4", value.astype("<i4"))
-        return _b64("f8", value.astype("<f8"))
-    narrow = value.astype("<f4")
-    with np.errstate(over="ignore"):
-        exact = np.array_equal(narrow.astype(np.float64), value, equal_nan=True)
-    if exact:
-        return _b64("f4", narrow)
-    return _b64("f8", value.astype("<f8", copy=False))
-
-
-def _b64(dtype: str, array: np.ndarray) -> dict[str, str]:
-    data = base64.b64encode(np.ascontiguousarray(array).tobytes())
-    return {"dtype": dtype, "b64": data.decode("ascii")}
-
-
-# Characters that make a spreadsheet read a cell as a formula (OWASP "CSV
-# injection"): a run or tag name is written by whoever wrote the logs.
-_FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_safe_cell(value: Any) -> Any:
-    """A CSV cell a spreadsheet shows as text, never runs as a formula.
-
-    Text beginning with `= + - @`, TAB or CR gets a leading `'` (OWASP's
-    advice); numbers are returned unchanged, so `-1.5` stays a number.
-    """
-    if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
-        return "'" + value
-    return value

@@ -3,8 +3,8 @@
 Builds, from the store's run metadata and the user config, each run's merged
 hyper-parameters and group (`core.hparams`, `core.groups`), and the payload
 parts of `runs`, `config_diff`, `metric_summary` and the `aggregates` of
-`scalars` (`core.aggregate`). `api.Api` calls these; nothing here reads
-files.
+`scalars` (`core.aggregate`). `api.Api` calls these (through
+`run_context.py` and `scalar_api.py`); nothing here reads files.
 """
 
 from __future__ import annotations

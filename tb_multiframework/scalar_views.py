@@ -10,8 +10,8 @@ draws them faint and dashed) or extra export rows with their `attempt`.
 series as running means (core/aggregation.py), so Keras' `batch_loss` can be
 compared with a PyTorch loop's per-batch loss like for like.
 
-Everything here reads the store and calls core; `api.py` wires it into the
-routes.
+Everything here reads the store and calls core; `scalar_api.py` wires it
+into the routes.
 """
 
 from __future__ import annotations

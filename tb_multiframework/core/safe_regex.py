@@ -25,6 +25,11 @@ groups, and repeat counts above 1000. Differences from Python's `re` on
 RE2: `$` without MULTILINE matches only at the very end (Python's also
 before a final newline), and `\\b`/`\\B` see ASCII word characters only;
 `\\w`, `\\d` and `\\s` keep Python's Unicode meaning.
+
+The parts: `core/regex_syntax.py` parses and translates patterns (and
+defines `RegexError`), `core/regex_worker.py` is the fallback engine's
+worker process; this module picks the engine, compiles, matches and
+remembers answers.
 """
 
 from __future__ import annotations
@@ -32,34 +37,41 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import pickle
-import queue
 import re
-import struct
-import subprocess
-import sys
 import threading
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-try:  # Python >= 3.11
-    from re import _constants as _c  # type: ignore[attr-defined]
-    from re import _parser as _sre_parser  # type: ignore[attr-defined]
-except ImportError:  # pragma: no cover - Python 3.10
-    import sre_constants as _c  # type: ignore[no-redef]
-    import sre_parse as _sre_parser  # type: ignore[no-redef]
+from tb_multiframework.core.regex_syntax import (
+    MAX_PATTERN_CHARS,
+    MAX_REPEAT_COUNT,
+    RegexError,
+    translate,
+)
+from tb_multiframework.core.regex_worker import Worker
 
 try:
     import re2 as _re2  # type: ignore[import-not-found]
 except ImportError:  # pragma: no cover - exercised by forcing the fallback
     _re2 = None
 
+__all__ = [
+    "BUDGET_SECONDS",
+    "MAX_PATTERN_CHARS",
+    "MAX_REPEAT_COUNT",
+    "How",
+    "Match",
+    "Regex",
+    "RegexError",
+    "check",
+    "compile",
+    "engine",
+    "engine_description",
+]
+
 How = Literal["match", "search", "fullmatch"]
 
-MAX_PATTERN_CHARS = 1000  # characters of one pattern (parsing is per char)
-MAX_REPEAT_COUNT = 1000  # largest {m,n} count RE2 accepts
 BUDGET_SECONDS = 0.5  # fallback engine: time one batch of names may take
 # Bytes RE2 may use for one compiled pattern (program and DFA cache); past
 # it RE2 falls back to its slower (still linear) NFA. With at most
@@ -68,25 +80,6 @@ BUDGET_SECONDS = 0.5  # fallback engine: time one batch of names may take
 # a pattern; a second, with captures, only for metric alias templates).
 _RE2_MAX_MEM = 1 << 20
 _CACHED_PATTERNS = 256  # compiled patterns kept (a layout uses a few dozen)
-_LINEAR = "names are matched in linear time, which rules out backtracking"
-
-
-class RegexError(ValueError):
-    """A pattern that cannot be used, and why.
-
-    Attributes:
-      pattern: The pattern as given.
-      message: Why, e.g. "missing ), unterminated subpattern at position 0".
-      position: Offset in the pattern, where known.
-    """
-
-    def __init__(
-        self, pattern: str, message: str, position: int | None = None
-    ) -> None:
-        super().__init__(message)
-        self.pattern = pattern
-        self.message = message
-        self.position = position
 
 
 def engine() -> str:
@@ -226,42 +219,11 @@ def compile(pattern: str) -> Regex:  # noqa: A001 - mirrors re.compile
 def _compile(pattern: str, engine_name: str) -> Regex:
     if engine_name == "python" and pattern in _WORKER.too_slow:
         raise RegexError(pattern, _WORKER.too_slow[pattern])
-    translation = _translate(pattern)
+    translation = translate(pattern)
     if isinstance(translation, RegexError):
         raise translation
     translated, parsed = translation
     return Regex(pattern, translated, parsed)
-
-
-@functools.lru_cache(maxsize=8192)
-def _translate(pattern: str) -> tuple[str, Any] | RegexError:
-    """(RE2 pattern, Python's parse) or why there is none; kept for many
-    more patterns than compiled RE2 objects, which hold DFA memory."""
-    if len(pattern) > MAX_PATTERN_CHARS:
-        # A logged layout can hold any length; Python's parser is not free.
-        return RegexError(
-            pattern,
-            f"regex of {len(pattern)} characters, more than "
-            f"{MAX_PATTERN_CHARS}",
-        )
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # e.g. "possible nested set"
-            parsed = _sre_parser.parse(pattern)
-        flags = parsed.state.flags
-        translated = _Translator(pattern).items(parsed, flags)
-    except RegexError as error:
-        return error
-    except re.error as error:
-        position = error.pos if isinstance(error.pos, int) else None
-        return RegexError(pattern, str(error), position)
-    except (OverflowError, ValueError) as error:
-        return RegexError(pattern, f"cannot be parsed: {error}")
-    except RecursionError:
-        return RegexError(pattern, "groups nested too deeply")
-    if flags & _c.SRE_FLAG_LOCALE:
-        return RegexError(pattern, "the LOCALE flag (?L) applies to bytes only")
-    return translated, parsed
 
 
 _MEMO_ENTRIES = 1 << 18  # yes/no answers kept (~40 MB), all patterns
@@ -357,185 +319,6 @@ def _text(error: Any) -> str:
 
 
 # ---------------------------------------------------------------------------
-# Python's parse tree -> RE2 syntax
-
-
-# Python's \s for str patterns: what str.isspace() accepts.
-_SPACE = (
-    "\\t\\n\\x0b\\f\\r\\x1c-\\x1f \\x{85}\\x{a0}\\x{1680}\\x{2000}-\\x{200a}"
-    + ("\\x{2028}\\x{2029}\\x{202f}\\x{205f}\\x{3000}")
-)
-_ASCII_SPACE = "\\t\\n\\x0b\\f\\r "
-# Python's \w for str patterns: str.isalnum() or "_" (letters and numbers
-# of every script); \d: decimal digits, Unicode category Nd.
-_CLASSES = {
-    _c.CATEGORY_DIGIT: ("\\p{Nd}", "0-9"),
-    _c.CATEGORY_WORD: ("\\p{L}\\p{N}_", "0-9A-Za-z_"),
-    _c.CATEGORY_SPACE: (_SPACE, _ASCII_SPACE),
-}
-_NEGATED = {
-    _c.CATEGORY_NOT_DIGIT: _c.CATEGORY_DIGIT,
-    _c.CATEGORY_NOT_WORD: _c.CATEGORY_WORD,
-    _c.CATEGORY_NOT_SPACE: _c.CATEGORY_SPACE,
-}
-_REPEATS = {_c.MAX_REPEAT: "", _c.MIN_REPEAT: "?"}
-_UNSUPPORTED = {
-    _c.GROUPREF: "a backreference (\\N or (?P=name))",
-    _c.GROUPREF_EXISTS: "a conditional group (?(N)yes|no)",
-}
-_ASSERTS = {  # (ahead, behind)
-    _c.ASSERT: ("a lookahead (?=...)", "a lookbehind (?<=...)"),
-    _c.ASSERT_NOT: (
-        "a negative lookahead (?!...)",
-        "a negative lookbehind (?<!...)",
-    ),
-}
-_POSSESSIVE = getattr(_c, "POSSESSIVE_REPEAT", None)
-_ATOMIC = getattr(_c, "ATOMIC_GROUP", None)
-
-
-class _Translator:
-    def __init__(self, pattern: str) -> None:
-        self.pattern = pattern
-
-    def refuse(self, construct: str, why: str = "") -> RegexError:
-        return RegexError(
-            self.pattern,
-            f"{construct} is not supported " + (why or f"({_LINEAR})"),
-        )
-
-    def items(self, items: Any, flags: int) -> str:
-        return "".join(self.item(op, av, flags) for op, av in items)
-
-    def item(self, op: Any, av: Any, flags: int) -> str:
-        ascii_only = bool(flags & _c.SRE_FLAG_ASCII)
-        fold = bool(flags & _c.SRE_FLAG_IGNORECASE) and not ascii_only
-        if ascii_only and flags & _c.SRE_FLAG_IGNORECASE:
-            # Python folds ASCII letters only then; RE2's (?i) folds all.
-            if op in (_c.LITERAL, _c.NOT_LITERAL):
-                negate = [(_c.NEGATE, None)] if op is _c.NOT_LITERAL else []
-                op, av = _c.IN, [*negate, (_c.LITERAL, av)]
-            if op is _c.IN:
-                av = _ascii_case_variants(av)
-        if op is _c.LITERAL:
-            return _folded(_char(av), fold)
-        if op is _c.NOT_LITERAL:
-            return _folded(f"[^{_char(av)}]", fold)
-        if op is _c.ANY:
-            return "(?s:.)" if flags & _c.SRE_FLAG_DOTALL else "[^\\n]"
-        if op is _c.IN:
-            return _folded(self.char_class(av, ascii_only), fold)
-        if op is _c.CATEGORY:
-            return self.char_class([(op, av)], ascii_only)
-        if op is _c.AT:
-            return self.anchor(av, flags)
-        if op is _c.BRANCH:
-            return "(?:" + "|".join(self.items(b, flags) for b in av[1]) + ")"
-        if op is _c.SUBPATTERN:
-            group, add, remove, body = av
-            inner = self.items(body, (flags | add) & ~remove)
-            return f"({inner})" if group is not None else f"(?:{inner})"
-        if op in _REPEATS:
-            low, high, body = av
-            return self.repeat(low, high, body, flags) + _REPEATS[op]
-        if op in _UNSUPPORTED:
-            raise self.refuse(_UNSUPPORTED[op])
-        if op in _ASSERTS:
-            raise self.refuse(_ASSERTS[op][av[0] < 0])
-        if _POSSESSIVE is not None and op is _POSSESSIVE:
-            raise self.refuse("a possessive repeat (*+, ++, ?+, {m,n}+)")
-        if _ATOMIC is not None and op is _ATOMIC:
-            raise self.refuse("an atomic group (?>...)")
-        raise self.refuse(f"the construct {op}")
-
-    def repeat(self, low: int, high: int, body: Any, flags: int) -> str:
-        unbounded = high == _c.MAXREPEAT
-        for count in (low,) if unbounded else (low, high):
-            if count > MAX_REPEAT_COUNT:
-                raise self.refuse(
-                    f"a repeat count above {MAX_REPEAT_COUNT} ({count})",
-                    "by the linear-time engine",
-                )
-        inner = "(?:" + self.items(body, flags) + ")"
-        if unbounded:
-            return inner + {0: "*", 1: "+"}.get(low, f"{{{low},}}")
-        if (low, high) == (0, 1):
-            return inner + "?"
-        return inner + (f"{{{low}}}" if low == high else f"{{{low},{high}}}")
-
-    def anchor(self, at: Any, flags: int) -> str:
-        multiline = bool(flags & _c.SRE_FLAG_MULTILINE)
-        if at is _c.AT_BEGINNING:
-            return "(?m:^)" if multiline else "\\A"
-        if at is _c.AT_END:
-            return "(?m:$)" if multiline else "\\z"
-        return {
-            _c.AT_BEGINNING_STRING: "\\A",
-            _c.AT_END_STRING: "\\z",
-            _c.AT_BOUNDARY: "\\b",
-            _c.AT_NON_BOUNDARY: "\\B",
-        }[at]
-
-    def char_class(self, items: Any, ascii_only: bool) -> str:
-        negate = False
-        parts: list[str] = []
-        excluded: list[str] = []  # classes of \D, \W, \S in the set
-        for op, av in items:
-            if op is _c.NEGATE:
-                negate = True
-            elif op is _c.LITERAL:
-                parts.append(_char(av))
-            elif op is _c.RANGE:
-                parts.append(f"{_char(av[0])}-{_char(av[1])}")
-            elif op is _c.CATEGORY and av in _CLASSES:
-                parts.append(_CLASSES[av][ascii_only])
-            elif op is _c.CATEGORY and av in _NEGATED:
-                excluded.append(_CLASSES[_NEGATED[av]][ascii_only])
-            else:
-                raise self.refuse(f"the set item {op} {av}")
-        if not excluded:
-            body = "".join(parts)
-            if not body:
-                return "[^\\x00-\\x{10ffff}]" if not negate else "(?s:.)"
-            return f"[{'^' if negate else ''}{body}]"
-        if negate:
-            raise self.refuse(
-                "a negated set holding \\D, \\W or \\S ([^\\W...])",
-                "by the linear-time engine; write it as a set of what it "
-                "allows",
-            )
-        pieces = [f"[^{cls}]" for cls in excluded]
-        if parts:
-            pieces.insert(0, f"[{''.join(parts)}]")
-        return "(?:" + "|".join(pieces) + ")"
-
-
-def _ascii_case_variants(items: Any) -> list[Any]:
-    """A set's items plus the other case of every ASCII letter in it."""
-    out = list(items)
-    for op, av in items:
-        lo, hi = (
-            (av, av) if op is _c.LITERAL else av if op is _c.RANGE else (0, -1)
-        )
-        for first, last, shift in ((65, 90, 32), (97, 122, -32)):
-            a, b = max(lo, first), min(hi, last)
-            if a <= b:
-                out.append((_c.RANGE, (a + shift, b + shift)))
-    return out
-
-
-def _char(code: int) -> str:
-    char = chr(code)
-    if char.isascii() and char.isalnum():
-        return char
-    return f"\\x{{{code:x}}}"
-
-
-def _folded(text: str, fold: bool) -> str:
-    return f"(?i:{text})" if fold else text
-
-
-# ---------------------------------------------------------------------------
 # Python's own expand, on the spans found
 
 
@@ -564,134 +347,11 @@ def _python_match(found: Match) -> re.Match[str]:
     return python
 
 
-# ---------------------------------------------------------------------------
-# The fallback engine: Python's re in a worker process, with a time budget
+def _forget_verdicts() -> None:
+    """Drops compiled patterns and verdicts once the worker refused a
+    pattern, so that `compile` and `check` refuse it from then on."""
+    _compile.cache_clear()
+    _verdict.cache_clear()
 
 
-class _Worker:
-    """One worker process running Python's `re`; killed when too slow."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._process: subprocess.Popen[bytes] | None = None
-        self._answers: queue.Queue[Any] = queue.Queue()
-        self.too_slow: dict[str, str] = {}  # pattern -> why it is refused
-
-    def run(
-        self, pattern: str, how: How, subjects: list[str], *, spans: bool
-    ) -> list[Any]:
-        if pattern in self.too_slow:
-            raise RegexError(pattern, self.too_slow[pattern])
-        with self._lock:
-            process = self._started()
-            assert process.stdin is not None
-            _send(process.stdin, (pattern, how, subjects, spans))
-            try:
-                ok, answer = self._answers.get(timeout=BUDGET_SECONDS)
-            except queue.Empty:
-                self._stop()
-                longest = max(map(len, subjects), default=0)
-                why = (
-                    f"took longer than {BUDGET_SECONDS} s on {len(subjects)} "
-                    f"names of up to {longest} characters with Python's "
-                    "backtracking engine (google-re2, which matches in "
-                    "linear time, is not installed); not used"
-                )
-                self.too_slow[pattern] = why
-                _compile.cache_clear()
-                _verdict.cache_clear()
-                raise RegexError(pattern, why) from None
-        if not ok:
-            raise RegexError(pattern, answer)
-        return answer
-
-    def _started(self) -> subprocess.Popen[bytes]:
-        if self._process is not None and self._process.poll() is None:
-            return self._process
-        package_root = os.path.dirname(
-            os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        )
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(
-            p for p in (package_root, env.get("PYTHONPATH", "")) if p
-        )
-        process = subprocess.Popen(
-            [sys.executable, "-m", __name__],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            env=env,
-        )
-        answers: queue.Queue[Any] = queue.Queue()
-        threading.Thread(
-            target=_read_answers,
-            args=(process, answers),
-            name="tb_multiframework-regex-answers",
-            daemon=True,
-        ).start()
-        ok, ready = answers.get(timeout=30)  # interpreter start-up
-        if not ok or ready != "ready":
-            raise RegexError("", f"the regex worker did not start: {ready}")
-        self._process, self._answers = process, answers
-        return process
-
-    def _stop(self) -> None:
-        if self._process is not None:
-            self._process.kill()
-            self._process.wait()
-            self._process = None
-
-
-def _send(stream: Any, message: Any) -> None:
-    data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
-    stream.write(struct.pack("<Q", len(data)) + data)
-    stream.flush()
-
-
-def _receive(stream: Any) -> Any:
-    header = stream.read(8)
-    if len(header) < 8:
-        raise EOFError
-    (length,) = struct.unpack("<Q", header)
-    return pickle.loads(stream.read(length))
-
-
-def _read_answers(process: subprocess.Popen[bytes], answers: Any) -> None:
-    try:
-        while True:
-            answers.put(_receive(process.stdout))
-    except (EOFError, OSError, pickle.UnpicklingError):
-        return
-
-
-def _serve() -> None:
-    """The worker's loop: match batches with Python's re, answer spans."""
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    _send(stdout, (True, "ready"))
-    while True:
-        try:
-            pattern, how, subjects, spans = _receive(stdin)
-        except EOFError:
-            return
-        try:
-            method = getattr(re.compile(pattern), how)
-            found = [method(s) for s in subjects]
-            if spans:
-                answer: list[Any] = [
-                    (
-                        None
-                        if m is None
-                        else tuple(m.span(i) for i in range(m.re.groups + 1))
-                    )
-                    for m in found
-                ]
-            else:
-                answer = [m is not None for m in found]
-            _send(stdout, (True, answer))
-        except re.error as error:
-            _send(stdout, (False, str(error)))
-
-
-_WORKER = _Worker()
-
-if __name__ == "__main__":
-    _serve()
+_WORKER = Worker(BUDGET_SECONDS, on_refused=_forget_verdicts)

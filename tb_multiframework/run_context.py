@@ -1,0 +1,218 @@
+"""What every request needs about the runs, derived once per data version.
+
+`Api` (api.py) asks a `ContextBuilder` for a new `Context` whenever the
+store's data version or the config changes: the run summaries and facts,
+every run's epoch map (rebuilt only for run groups whose data changed), the
+metric index, and the experiments' hyper-parameters and groups. The route
+helpers (`scalar_api.py`, `histogram_api.py`, `anomaly_api.py`) read it; an
+unknown run, tag, metric or layout they are asked for is `NotFound`.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from tb_multiframework import experiments
+from tb_multiframework.config import Config
+from tb_multiframework.core.axes import EpochMap, build_epoch_map
+from tb_multiframework.core.metrics import (
+    MetricEntry,
+    build_metric_index,
+    is_placeholder_metric,
+    parse_alias_rules,
+)
+from tb_multiframework.core.types import (
+    AliasRule,
+    EpochSetting,
+    Excluded,
+    RunInfo,
+)
+from tb_multiframework.store import RunSummary, Store
+
+
+class NotFound(LookupError):
+    """An unknown run, tag, metric or layout (HTTP 404)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Positions:
+    """A histogram tag's steps and times, shaped like a scalar series.
+
+    Lets epoch maps see histogram tags (Keras writes them at step = epoch);
+    the values are each histogram's total count.
+    """
+
+    steps: np.ndarray
+    wall_times: np.ndarray
+    values: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What every request needs about the runs, for one data version."""
+
+    summaries: dict[str, RunSummary]
+    infos: dict[str, RunInfo]
+    epoch_maps: dict[str, EpochMap | Excluded]
+    aliases: tuple[AliasRule, ...]
+    metrics: dict[str, MetricEntry]
+    errors: tuple[str, ...]
+    experiments: experiments.Experiments
+
+
+class ContextBuilder:
+    """Builds `Context`s, keeping the epoch maps of unchanged run groups.
+
+    Not thread-safe: `Api` builds under its lock.
+
+    Args:
+      store: the series store.
+    """
+
+    def __init__(self, store: Store) -> None:
+        self._store = store
+        # run -> (its group's run versions and settings, epoch map)
+        self._epoch_cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
+
+    def build(self, config: Config) -> Context:
+        """The context of the store's current data under `config`."""
+        errors = []
+        try:
+            aliases = parse_alias_rules(list(config.metric_aliases))
+        except ValueError as error:
+            errors.append(f"metric aliases in {config.path} not used: {error}")
+            aliases = ()
+        summaries = {s.meta.run: s for s in self._store.summaries()}
+        infos = {
+            run: RunInfo(
+                run=run,
+                group=s.meta.group,
+                framework=s.meta.framework,
+                writer=s.meta.writer,
+                trainer=s.meta.trainer,
+            )
+            for run, s in summaries.items()
+        }
+        by_group: dict[str, list[str]] = collections.defaultdict(list)
+        for run, info in infos.items():
+            by_group[info.group].append(run)
+        epoch_maps = self._epoch_maps(config, summaries, infos, by_group)
+        hints = {
+            (run, tag): "epoch"
+            for run, emap in epoch_maps.items()
+            if isinstance(emap, EpochMap)
+            for tag in emap.epoch_indexed_tags
+        }
+        pairs = [
+            (infos[run], tag)
+            for run, summary in summaries.items()
+            for tag in summary.scalar_tags
+            if not (
+                tag == "hp_metric"
+                and is_placeholder_metric(
+                    tag, self._store.scalars(run, tag).values.tolist()
+                )
+            )
+        ]
+        entries = build_metric_index(pairs, aliases=aliases, level_hints=hints)
+        return Context(
+            summaries=summaries,
+            infos=infos,
+            epoch_maps=epoch_maps,
+            aliases=aliases,
+            metrics={entry.key: entry for entry in entries},
+            errors=tuple(errors),
+            experiments=experiments.build_experiments(summaries, config),
+        )
+
+    def _epoch_maps(
+        self,
+        config: Config,
+        summaries: dict[str, RunSummary],
+        infos: dict[str, RunInfo],
+        by_group: dict[str, list[str]],
+    ) -> dict[str, EpochMap | Excluded]:
+        """Every run's epoch map, rebuilt only for groups that changed.
+
+        Building one reads every point of the group's runs; while runs
+        train, most of them have not changed since the last data version.
+        """
+        maps: dict[str, EpochMap | Excluded] = {}
+        cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
+        # One group at a time: series are decoded from the store's packed
+        # form for this, and only one group's are held at once.
+        for members in by_group.values():
+            inputs: dict[str, dict[str, Any]] = {}
+            for run in members:
+                maps[run], cache[run] = self._epoch_map(
+                    run, infos[run], config, summaries, members, inputs
+                )
+        self._epoch_cache = cache
+        return maps
+
+    def _epoch_map(
+        self,
+        run: str,
+        info: RunInfo,
+        config: Config,
+        summaries: dict[str, RunSummary],
+        members: list[str],
+        inputs: dict[str, dict[str, Any]],
+    ) -> tuple[EpochMap | Excluded, tuple[Any, EpochMap | Excluded]]:
+        """A run's epoch map (cached while its group is unchanged)."""
+        override = config.for_run(run)
+        setting = None
+        if override.steps_per_epoch is not None or override.epoch_offset:
+            setting = EpochSetting(
+                steps_per_epoch=override.steps_per_epoch,
+                epoch_offset=override.epoch_offset or 0.0,
+            )
+        key = (
+            info,
+            setting,
+            tuple((m, summaries[m].version) for m in members),
+        )
+        cached = self._epoch_cache.get(run)
+        if cached is not None and cached[0] == key:
+            return cached[1], cached
+        for member in members:
+            if member not in inputs:
+                inputs[member] = self._epoch_inputs(member)
+        group = {member: inputs[member] for member in members}
+        emap = build_epoch_map(info, group, setting=setting)
+        return emap, (key, emap)
+
+    def _epoch_inputs(self, run: str) -> dict[str, Any]:
+        """A run's scalar series plus its histogram tags' positions.
+
+        Current points only (a resumed run's superseded points would make
+        its epoch counter go back). A torch `add_scalars`/`add_hparams`
+        sub-run sees its parent's tags too, so it gets the parent's epochs.
+        """
+        parent = self._store.meta(run).parent
+        inputs: dict[str, Any] = {}
+        if parent and self._store.has_run(parent):
+            inputs.update(self._epoch_inputs(parent))
+        inputs.update(self._store.run_scalars(run, current=True))
+        for tag in self._store.summary(run).histogram_tags:
+            hist = self._store.histograms(run, tag)
+            inputs.setdefault(
+                tag,
+                Positions(
+                    steps=hist.steps,
+                    wall_times=hist.wall_times,
+                    values=np.array([c.sum() for c in hist.counts]),
+                ),
+            )
+        return inputs
+
+
+def epoch_source(emap: EpochMap | Excluded) -> str:
+    """Where a run's epochs come from, or why it has none (`epochSource`)."""
+    if isinstance(emap, Excluded):
+        return f"none: {emap.reason}"
+    return emap.source

@@ -1,0 +1,368 @@
+"""The `scalars` and `export` routes: a query's series, compared.
+
+`Api` (api.py) caches these answers; `ScalarAnswers` computes them from the
+store and the runs' `Context`: which (run, tag) series a query names
+(`selections`), the batch values shown as asked and superseded attempts
+(scalar_views.py), the comparison itself (`core.compare`), group aggregates
+(experiments.py), and the export's CSV or JSON rows.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import functools
+import io
+import json
+from collections.abc import Callable
+from typing import Any
+
+from tb_multiframework import experiments
+from tb_multiframework.core.compare import (
+    EXPORT_COLUMNS,
+    MAX_SELECTIONS,
+    Selection,
+    check_arguments,
+    compare_scalars,
+    export_rows,
+)
+from tb_multiframework.encoding import (
+    csv_safe_cell,
+    finite_or_name,
+    pack_arrays,
+)
+from tb_multiframework.placed_cache import PlacedCache
+from tb_multiframework.run_context import Context, NotFound, epoch_source
+from tb_multiframework.scalar_views import (
+    aggregation_of,
+    all_attempt_rows,
+    current_attempts,
+    hidden_counts,
+    superseded_selections,
+    with_batch_view,
+)
+from tb_multiframework.store import Store
+
+SCALAR_ENCODINGS = ("json", "b64")  # `encoding` of the scalars route
+MAX_EXPORT_ROWS = 5_000_000  # rows in one CSV/JSON export
+
+
+@dataclasses.dataclass(frozen=True)
+class ScalarQuery:
+    """Parsed arguments of `scalars` and `export`."""
+
+    runs: tuple[str, ...]
+    tag: str | None
+    metric: str | None
+    x: str = "step"
+    smoothing: float = 0.0
+    smoothing_mode: str = "ema"
+    points: int = 1000
+    baseline: str | None = None
+    diff_mode: str = "difference"
+    x_range: tuple[float, float] | None = None
+    attempts: str = "current"  # "all": superseded points too
+    batch_values: str = "logged"  # | "per_batch" | "running_mean"
+    encoding: str = "json"  # how arrays travel: one of SCALAR_ENCODINGS
+    group_by: str = "group"
+    aggregate: str = "none"
+    band: str = "none"
+    baseline_group: str | None = None
+    include_series: bool = True
+
+
+class ScalarAnswers:
+    """The answers of the scalar routes, uncached.
+
+    Args:
+      store: the series store.
+      context: the runs' context of the current data version (`Api`'s,
+        called again wherever the answer reads it).
+      placed: placed and smoothed series, kept across data versions.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        context: Callable[[], Context],
+        placed: PlacedCache,
+    ) -> None:
+        self._store = store
+        self._context = context
+        self._placed = placed
+
+    def payload(self, query: ScalarQuery) -> dict[str, Any]:
+        """The `GET scalars` answer: aligned, smoothed, downsampled series
+        and diffs (numpy arrays, or packed ones with `encoding=b64`)."""
+        selections, missing = self.selections(query)
+        baseline = query.baseline
+        if baseline is not None and baseline not in {
+            s.run.run for s in selections
+        }:
+            raise ValueError(
+                f"baseline run {baseline!r} is not among the selected series"
+            )
+        ctx = self._context()
+        extras = (
+            superseded_selections(self._store, selections)
+            if query.attempts == "all"
+            else []
+        )
+        selections, notes = self._batch_view(ctx, selections, query)
+        arguments: dict[str, Any] = {
+            "axis": query.x,
+            "smoothing": query.smoothing,
+            "smoothing_mode": query.smoothing_mode,
+            "points": query.points,
+            "diff_mode": query.diff_mode,
+            "x_range": query.x_range,
+        }
+        check_arguments(selections, **arguments)
+        shown = selections if query.include_series else []
+        placed = [
+            self._placed.place(
+                sel,
+                query.x,
+                query.smoothing,
+                query.smoothing_mode,
+                variant=query.batch_values,
+            )
+            for sel in shown
+        ]
+        comparison = compare_scalars(
+            shown,
+            baseline=baseline if query.include_series else None,
+            placed=placed,
+            **arguments,
+        )
+        payload = comparison.to_json()
+        if query.include_series:
+            for sel, series, note in zip(
+                selections, payload["series"], notes, strict=True
+            ):
+                series.update(aggregation_json(ctx, sel.run.run, sel.tag))
+                series["batchValues"] = note
+                series["hidden"] = hidden_counts(
+                    self._store, sel.run.run, sel.tag
+                )
+            payload["series"] += self._superseded_json(query, extras)
+        payload["attempts"] = query.attempts
+        payload["batchValues"] = query.batch_values
+        if query.aggregate != "none":
+            payload.update(self._aggregates(query, selections))
+            if not query.include_series:
+                payload["series"] = []
+        if query.encoding == "b64":
+            for key in ("series", "diffs", "aggregates", "groupDiffs"):
+                for entry in payload.get(key, ()):
+                    pack_arrays(entry)
+        payload["encoding"] = query.encoding
+        payload["missing"] = missing
+        payload["dataVersion"] = self._store.version
+        payload["epochSources"] = {
+            s.run.run: epoch_source(ctx.epoch_maps[s.run.run])
+            for s in selections
+        }
+        return payload
+
+    def _batch_view(
+        self, ctx: Context, selections: list[Selection], query: ScalarQuery
+    ) -> tuple[list[Selection], list[str]]:
+        """Selections with batch values shown as asked, and notes."""
+        shown, notes = [], []
+        for sel in selections:
+            if query.batch_values == "logged":
+                shown.append(sel)
+                notes.append("")
+                continue
+            found = aggregation_of(
+                sel.run, sel.tag, ctx.epoch_maps[sel.run.run], ctx.aliases
+            )
+            converted, note = with_batch_view(sel, found, query.batch_values)
+            shown.append(converted)
+            notes.append(note)
+        return shown, notes
+
+    def _superseded_json(
+        self, query: ScalarQuery, extras: list[Any]
+    ) -> list[dict[str, Any]]:
+        """The not-shown points as extra series (no baseline, no diffs)."""
+        if not extras:
+            return []
+        found = compare_scalars(
+            [e.selection for e in extras],
+            axis=query.x,
+            smoothing=query.smoothing,
+            smoothing_mode=query.smoothing_mode,
+            points=query.points,
+            x_range=query.x_range,
+        ).to_json()["series"]
+        for series, extra in zip(found, extras, strict=True):
+            series["attempt"] = extra.attempt
+            series["superseded"] = True
+        return found
+
+    def _aggregates(
+        self, query: ScalarQuery, selections: list[Selection]
+    ) -> dict[str, Any]:
+        """The `aggregates` part of a scalars answer (experiments.py)."""
+        ctx = self._context()
+        names = [
+            experiments.group_of(
+                ctx.experiments, ctx.summaries, s.run.run, query.group_by
+            )
+            for s in selections
+        ]
+        return experiments.aggregates(
+            selections,
+            names,
+            experiments.AggregateQuery(
+                group_by=query.group_by,
+                center=query.aggregate,
+                band=query.band,
+                baseline_group=query.baseline_group,
+            ),
+            axis=query.x,
+            smoothing=query.smoothing,
+            smoothing_mode=query.smoothing_mode,
+            points=query.points,
+            x_range=query.x_range,
+            place=functools.partial(
+                self._placed.place, variant=query.batch_values
+            ),
+        )
+
+    def export(self, query: ScalarQuery, fmt: str) -> tuple[str, str]:
+        """`GET export`: every aligned point as CSV or JSON text.
+
+        Returns:
+          (body, content type).
+        """
+        selections, _ = self.selections(query)
+        selections, _ = self._batch_view(self._context(), selections, query)
+        columns: tuple[str, ...] = EXPORT_COLUMNS
+        rows: Any
+        if query.attempts == "all":
+            extras = superseded_selections(self._store, selections)
+            current = [
+                current_attempts(self._store, s.run.run, s.tag)
+                for s in selections
+            ]
+            rows = (
+                (*row, attempt, is_current)
+                for row, attempt, is_current in all_attempt_rows(
+                    selections,
+                    current,
+                    extras,
+                    axis=query.x,
+                    smoothing=query.smoothing,
+                    smoothing_mode=query.smoothing_mode,
+                    x_range=query.x_range,
+                )
+            )
+            columns = (*EXPORT_COLUMNS, "attempt", "current")
+            selections = selections + [e.selection for e in extras]
+        else:
+            rows = export_rows(
+                selections,
+                axis=query.x,
+                smoothing=query.smoothing,
+                smoothing_mode=query.smoothing_mode,
+                x_range=query.x_range,
+            )
+        total = sum(len(s.series) for s in selections)
+        if total > MAX_EXPORT_ROWS:
+            raise ValueError(
+                f"export of {total} rows exceeds the cap of {MAX_EXPORT_ROWS}; "
+                "narrow the x range or the runs"
+            )
+        if fmt == "csv":
+            out = io.StringIO()
+            # RFC 4180 line ends: a CR inside a name is then quoted too.
+            writer = csv.writer(out, lineterminator="\r\n")
+            writer.writerow(columns)
+            names = {n for s in selections for n in (s.run.run, s.tag)}
+            if any(csv_safe_cell(n) != n for n in names):
+                rows = ([csv_safe_cell(v) for v in row] for row in rows)
+            writer.writerows(rows)
+            return out.getvalue(), "text/csv"
+        body = json.dumps(
+            {
+                "x": query.x,
+                "columns": list(columns),
+                "rows": [[finite_or_name(v) for v in row] for row in rows],
+            },
+            allow_nan=False,
+            separators=(",", ":"),
+        )
+        return body, "application/json"
+
+    def selections(
+        self, query: ScalarQuery
+    ) -> tuple[list[Selection], list[dict[str, str]]]:
+        """The (run, tag) series a query names, and runs that lack them.
+
+        Raises:
+          NotFound: an unknown run, metric or tag.
+          ValueError: no run named with a tag, or too many series.
+        """
+        ctx = self._context()
+        for run in query.runs:
+            if run not in ctx.summaries:
+                raise NotFound(f"unknown run {run!r}")
+        wanted: list[tuple[str, str]] = []
+        missing: list[dict[str, str]] = []
+        if query.metric is not None:
+            entry = ctx.metrics.get(query.metric)
+            if entry is None:
+                raise NotFound(f"unknown metric {query.metric!r}")
+            members = [(m.run, m.tag) for m in entry.members]
+            runs = query.runs or sorted({run for run, _ in members})
+            for run in runs:
+                tags = [tag for member_run, tag in members if member_run == run]
+                wanted.extend((run, tag) for tag in tags)
+                if not tags:
+                    missing.append(
+                        {"run": run, "reason": f"no tag of metric {entry.name}"}
+                    )
+        else:
+            tag = query.tag
+            assert tag is not None
+            if not query.runs:
+                raise ValueError("name at least one run with a tag")
+            for run in query.runs:
+                if tag in ctx.summaries[run].scalar_tags:
+                    wanted.append((run, tag))
+                else:
+                    missing.append(
+                        {"run": run, "reason": f"no scalar tag {tag!r}"}
+                    )
+            if not wanted:
+                raise NotFound(f"no selected run has scalar tag {tag!r}")
+        if len(wanted) > MAX_SELECTIONS:
+            raise ValueError(
+                f"{len(wanted)} series requested; at most {MAX_SELECTIONS}"
+            )
+        selections = [
+            Selection(
+                run=ctx.infos[run],
+                tag=tag,
+                series=self._store.current_scalars(run, tag),
+                epoch_map=ctx.epoch_maps[run],
+                run_start_time=ctx.summaries[run].start_time,
+                run_last_step=ctx.summaries[run].last_step,
+            )
+            for run, tag in wanted
+        ]
+        return selections, missing
+
+
+def aggregation_json(ctx: Context, run: str, tag: str) -> dict[str, str]:
+    """What a series' batch values are (`aggregation`, with evidence)."""
+    found = aggregation_of(
+        ctx.infos[run], tag, ctx.epoch_maps[run], ctx.aliases
+    )
+    return {
+        "aggregation": found.kind,
+        "aggregationEvidence": found.evidence,
+    }
