@@ -28,8 +28,8 @@ import {
   DEFAULT_POINTS,
   MAX_POINTS,
   mountComparisonChart,
-  setBaselineOptions,
 } from "./compare/panel.js";
+import { setBaselineOptions } from "./compare/baselineselect.js";
 import { RunPicker } from "./compare/runpicker.js";
 
 /** @typedef {import("../app.js").ViewContext} ViewContext */
