@@ -23,81 +23,43 @@
 // marks what it leaves out at the edge (chartmarks.js), the legend scrolls.
 
 import uPlot from "../vendor/uplot/uPlot.esm.js";
-import { styleFor, withAlpha } from "../colors.js";
 import { ensureStylesheet, h, icon } from "../dom.js";
 import { formatValue } from "../format.js";
 import { markInput } from "../perf.js";
 import { tooltipRows } from "../prefs.js";
+import { renderLegend, updateLegendItem } from "./chartlegend.js";
 import {
   drawClipped,
   drawMarkers,
   findClipped,
-  findMarkers,
-  robustRange,
-  rowWindow,
+  windowRobustRange,
 } from "./chartmarks.js";
 import {
-  cleanValues,
   DATA_OPTIONS,
   defaultFormatX,
-  ownPoints,
   sameKeys,
   seriesKey,
-  sparse,
 } from "./chartseries.js";
-import { ChartTooltip, swatchStyle } from "./charttooltip.js";
+import { ChartTooltip, drawHighlight, tooltipSlots } from "./charttooltip.js";
 import {
-  axisStyle,
-  fitAxisSize,
-  fitWidth,
-  watchSizeAndTheme,
-} from "./plotkit.js";
+  DEFAULT_HEIGHT,
+  layoutSeries,
+  MANY_SERIES,
+  uplotOptions,
+  uplotSeries,
+} from "./chartuplot.js";
+import { fitWidth, watchSizeAndTheme } from "./plotkit.js";
 
 ensureStylesheet(new URL("../vendor/uplot/uPlot.min.css", import.meta.url));
 
-/** Plot height in CSS pixels when the options give none. */
-export const DEFAULT_HEIGHT = 240;
+export { DEFAULT_HEIGHT } from "./chartuplot.js";
 /** Most series rows a tooltip lists when the options cap it (compat). */
 export const MAX_TOOLTIP_ROWS = 20;
-/** Series beyond which uPlot draws no cursor dots (the hovered one gets
- * its own) and the legend turns compact. */
-const MANY_SERIES = 12;
-/** Line width cap with many series, in CSS pixels. Chromium's software
- * rasteriser (no GPU) draws 1-pixel lines on a fast path: 50 series of
- * ~1,000 points took 190–240 ms to rasterise at width 1.5 and 25–40 ms at
- * width 1 on the 2-core development machine. The hovered series is drawn
- * bold on its own overlay, so nothing is lost. */
-const MANY_SERIES_WIDTH = 1;
-/** Opacity of a min/max band's fill. */
-const BAND_ALPHA = 0.18;
-/** Class of the hidden series that carry band edges (no cursor points). */
-const BAND_CLASS = "tbmf-band-edge";
 /** Narrowest drag, in CSS pixels, taken as a zoom (not a stray click). */
 const MIN_ZOOM_DRAG_PX = 3;
 
 /**
- * @typedef {Object} ChartSeries
- * @property {string} [key] unique within the chart (default: label)
- * @property {string} label legend and tooltip text
- * @property {string} [run] run name: picks the colour
- * @property {string} [color] explicit colour, overrides `run`
- * @property {ArrayLike<number>} x ascending
- * @property {ArrayLike<number | null>} y `null` leaves a gap
- * @property {ArrayLike<number | null>} [yMin] lower band edge, same length
- * @property {ArrayLike<number | null>} [yMax] upper band edge, same length
- * @property {number} [width] line width in CSS pixels (default 1.5)
- * @property {number[]} [dash] e.g. `[4, 3]`
- * @property {number} [alpha] line opacity, 0..1
- * @property {boolean} [show] initially visible (default true)
- * @property {boolean} [legend] listed in legend and tooltip (default true)
- * @property {string} [linkedTo] key of the series this one belongs to (e.g.
- *     the faint raw line under a smoothed one): shown and hidden with it, and
- *     its value is listed in that series' tooltip row
- * @property {string} [note] short muted text after the legend label, e.g.
- *     `175 of 400 points`
- * @property {boolean} [markers] mark non-finite values (default true)
- * @property {(value: number, x: number) => string} [format] the tooltip's
- *     text for a value of this series (default: the chart's `formatY`)
+ * @typedef {import("./chartseries.js").ChartSeries} ChartSeries
  *
  * @typedef {Object} ChartOptions
  * @property {ChartSeries[]} series
@@ -138,19 +100,7 @@ const MIN_ZOOM_DRAG_PX = 3;
  * @typedef {import("./chartmarks.js").ClippedPoint} ClippedPoint
  */
 
-/**
- * @typedef {Object} SeriesSlot where an input series lives in uPlot's data
- * @property {ChartSeries} spec
- * @property {string} key
- * @property {string} color
- * @property {readonly number[] | null | undefined} dash
- * @property {number} index its line
- * @property {number | null} upper band upper edge
- * @property {number | null} lower band lower edge
- * @property {Marker[]} markers
- * @property {number[]} ownX the series' own x (not the joined rows)
- * @property {(number | null)[]} ownY its drawable values on ownX
- */
+/** @typedef {import("./chartuplot.js").SeriesSlot} SeriesSlot */
 
 /**
  * Creates a chart inside `container` (appended as its last child).
@@ -302,7 +252,7 @@ export class Chart {
       Object.keys(options).every((key) => DATA_OPTIONS.has(key)) &&
       sameKeys(previous.series, this._options.series);
     if (onlyData && this._uplot) {
-      const { data, slots } = this._layout(this._options.series);
+      const { data, slots } = layoutSeries(this._options.series, this.logY);
       // Same keys, so the same columns: only the specs (labels, notes) and
       // markers move. setData ranges y again (outliers on or off).
       this._slots = slots;
@@ -385,7 +335,7 @@ export class Chart {
     this._uplot?.destroy();
     this._uplot = null;
     const options = this._options;
-    const { data, slots } = this._layout(options.series);
+    const { data, slots } = layoutSeries(options.series, this.logY);
     this._slots = slots;
 
     this._title.textContent = options.title ?? "";
@@ -397,136 +347,33 @@ export class Chart {
 
     const formatX = options.formatX ?? defaultFormatX(options.xType);
     const formatY = options.formatY ?? formatValue;
-    const axisBase = axisStyle();
     const many = slots.length > MANY_SERIES;
     this._dataVersion++;
 
-    /** @type {uPlot.Series[]} */
-    const series = [{ label: options.xLabel ?? "x" }];
-    /** @type {uPlot.Band[]} */
-    const bands = [];
-    for (const slot of slots) {
-      const visible = this._isVisible(slot);
-      series[slot.index] = {
-        label: slot.spec.label,
-        stroke: slot.color,
-        width: many
-          ? Math.min(slot.spec.width ?? 1.5, MANY_SERIES_WIDTH)
-          : (slot.spec.width ?? 1.5),
-        dash: slot.dash ? [...slot.dash] : undefined,
-        alpha: slot.spec.alpha,
-        show: visible,
-        spanGaps: false,
-        points: {
-          show: (/** @type {uPlot} */ u) => sparse(slot, u),
-          size: 5,
-          width: 1,
-          fill: slot.color,
-        },
-        // With many series one cursor dot (the hovered series') is drawn
-        // by the chart instead of a column of dots, and lines are built
-        // from each series' own points.
-        ...(many ? { cursor: { show: false } } : {}),
-        ...(many && slot.upper === null ? { paths: ownPoints(slot) } : {}),
-        value: (_u, v) => (v == null ? "—" : formatY(v)),
-      };
-      if (slot.upper !== null && slot.lower !== null) {
-        for (const edge of [slot.upper, slot.lower]) {
-          series[edge] = {
-            label: `${slot.spec.label} ${edge === slot.upper ? "max" : "min"}`,
-            class: BAND_CLASS,
-            stroke: "rgba(0,0,0,0)",
-            width: 1,
-            show: visible,
-            points: { show: false },
-          };
-        }
-        bands.push({
-          series: [slot.upper, slot.lower],
-          fill: withAlpha(slot.color, BAND_ALPHA),
-        });
-      }
-    }
+    const { series, bands } = uplotSeries(slots, {
+      xLabel: options.xLabel,
+      formatY,
+      many,
+      isVisible: (slot) => this._isVisible(slot),
+    });
 
-    /** @type {uPlot.Options} */
-    const opts = {
+    const opts = uplotOptions(options, {
       width: Math.max(this._plot.clientWidth, 100),
-      height: options.height ?? DEFAULT_HEIGHT,
-      class: "tbmf-uplot",
-      legend: { show: false },
-      // Room on the right for the last x tick's label.
-      padding: [8, 16, 0, 0],
-      cursor: {
-        // A vertical hairline only, as in TensorBoard's own charts.
-        y: false,
-        drag: { x: true, y: false },
-        bind: {
-          dblclick: (_u, _target, handler) => (event) => {
-            if (event.button !== 0) return null;
-            handler(event);
-            // Only the chart the user double-clicked tells its owner;
-            // synced charts reset through their owner's new data.
-            this._options.onZoomReset?.();
-            return null;
-          },
-        },
-        // No focus dimming: it redraws every series whenever the nearest
-        // one changes (slow at 50 runs); the hovered series is drawn bold
-        // on an overlay instead.
-        focus: { prox: -1 },
-        points: { show: !many, size: 7, width: 2 },
-        ...(options.syncKey
-          ? {
-              sync: {
-                key: options.syncKey,
-                setSeries: false,
-                scales: ["x", null],
-              },
-            }
-          : {}),
-      },
-      scales: {
-        x: { time: options.xType === "time" },
-        y: {
-          ...(this.logY ? { distr: 3, log: 10 } : { distr: 1 }),
-          range: (u, min, max) => this._yRange(u, min, max),
-        },
-      },
-      axes: [
-        {
-          ...axisBase,
-          label: options.xAxisLabel ?? options.xLabel,
-          labelSize: (options.xAxisLabel ?? options.xLabel) ? 16 : 0,
-          labelGap: 0,
-          // uPlot's time ticks take two lines (time, then date).
-          size: options.xType === "time" ? 44 : 26,
-          ...(options.xType === "time"
-            ? {}
-            : { values: (_u, splits) => splits.map((v) => formatX(v)) }),
-        },
-        {
-          ...axisBase,
-          label: options.yLabel,
-          labelSize: options.yLabel ? 16 : 0,
-          labelGap: 0,
-          size: (u, values, axisIdx, cycleNum) =>
-            Math.max(
-              fitAxisSize(u, values, axisIdx, cycleNum),
-              options.yAxisMinSize ?? 0,
-            ),
-          values: (_u, splits) =>
-            splits.map((v) => (v == null ? "" : formatY(v))),
-        },
-      ],
+      logY: this.logY,
+      many,
       series,
       bands,
+      formatX,
+      formatY,
+      yRange: (u, min, max) => this._yRange(u, min, max),
+      onZoomReset: () => this._options.onZoomReset?.(),
       hooks: {
         setCursor: [() => this._renderTooltip()],
         setSize: [() => this._hideTooltip()],
         setSelect: [(u) => this._onSelect(u)],
         draw: [(u) => this._afterDraw(u)],
       },
-    };
+    });
     this._uplot = new uPlot(opts, data, this._plot);
     const over = this._uplot.over;
     this._highlight = h("canvas", { className: "tbmf-chart__highlight" });
@@ -615,7 +462,9 @@ export class Chart {
   _yRange(u, min, max) {
     const log = this.logY;
     const fallback = () =>
-      log ? uPlot.rangeLog(min, max, 10, true) : uPlot.rangeNum(min, max, 0.1, true);
+      log
+        ? uPlot.rangeLog(min, max, 10, true)
+        : uPlot.rangeNum(min, max, 0.1, true);
     if (!this._options.ignoreOutliers || min == null || max == null) {
       return fallback();
     }
@@ -624,22 +473,10 @@ export class Chart {
     const xMax = u.scales.x.max ?? xs[xs.length - 1];
     const key = `${this._dataVersion}:${xMin}:${xMax}:${log}`;
     if (this._rangeMemo?.key !== key) {
-      /** @type {number[]} */
-      const values = [];
-      for (const slot of this._slots) {
-        if (!this._isVisible(slot)) continue;
-        const [first, last] = rowWindow(slot.ownX, xMin, xMax);
-        for (let i = first; i <= last; i++) {
-          const v = slot.ownY[i];
-          if (v != null) values.push(log ? Math.log10(v) : v);
-        }
-      }
-      const lo = log ? Math.log10(min) : min;
-      const hi = log ? Math.log10(max) : max;
-      const robust = robustRange(Float64Array.from(values), lo, hi);
+      const visible = this._slots.filter((slot) => this._isVisible(slot));
       this._rangeMemo = {
         key,
-        range: robust && (log ? [10 ** robust[0], 10 ** robust[1]] : robust),
+        range: windowRobustRange(visible, xMin, xMax, min, max, log),
       };
     }
     const range = this._rangeMemo.range;
@@ -656,126 +493,14 @@ export class Chart {
     const u = this._uplot;
     const canvas = this._highlight;
     if (!u || !canvas) return;
-    const ratio = devicePixelRatio;
-    const width = Math.round(u.bbox.width);
-    const height = Math.round(u.bbox.height);
-    if (canvas.width !== width || canvas.height !== height) {
-      canvas.width = width;
-      canvas.height = height;
-      canvas.style.width = `${width / ratio}px`;
-      canvas.style.height = `${height / ratio}px`;
-    }
-    const ctx = canvas.getContext("2d");
-    if (!ctx) return;
-    ctx.clearRect(0, 0, width, height);
     const hovered = this._hovered;
     const slot = hovered
       ? this._slots.find((s) => s.key === hovered.slot.key)
       : undefined;
-    // Out of the layout tree when unused: nothing to composite.
-    canvas.hidden = !hovered || !this._pointerIn || !slot || !this._isVisible(slot);
-    if (canvas.hidden || !hovered || !slot) return;
-    const xs = slot.ownX;
-    const ys = slot.ownY;
-    const { min: xMin, max: xMax } = u.scales.x;
-    if (xMin == null || xMax == null) return;
-    const [first, last] = rowWindow(xs, xMin, xMax);
-    const left = u.bbox.left;
-    const top = u.bbox.top;
-    ctx.save();
-    ctx.strokeStyle = slot.color;
-    ctx.lineWidth = 2.5 * ratio;
-    ctx.lineJoin = "round";
-    if (slot.dash) ctx.setLineDash(slot.dash.map((d) => d * ratio));
-    ctx.beginPath();
-    let drawing = false;
-    const from = Math.max(0, first - 1);
-    const to = Math.min(xs.length - 1, last + 1);
-    for (let i = from; i <= to; i++) {
-      const v = ys[i];
-      if (v === null) {
-        drawing = false;
-        continue;
-      }
-      const px = u.valToPos(xs[i], "x", true) - left;
-      const py = u.valToPos(v, "y", true) - top;
-      if (drawing) ctx.lineTo(px, py);
-      else ctx.moveTo(px, py);
-      drawing = true;
-    }
-    ctx.stroke();
-    const v = u.data[slot.index][hovered.row];
-    if (v != null) {
-      const px = u.valToPos(u.data[0][hovered.row], "x", true) - left;
-      const py = Math.min(
-        Math.max(u.valToPos(v, "y", true) - top, 0),
-        height,
-      );
-      ctx.setLineDash([]);
-      ctx.fillStyle = slot.color;
-      ctx.beginPath();
-      ctx.arc(px, py, 4 * ratio, 0, 2 * Math.PI);
-      ctx.fill();
-    }
-    ctx.restore();
-  }
-
-  /**
-   * Joins the series on x into uPlot's columnar data.
-   * @param {ChartSeries[]} input
-   * @returns {{data: uPlot.AlignedData, slots: SeriesSlot[]}}
-   */
-  _layout(input) {
-    const logY = this.logY;
-    /** @type {uPlot.AlignedData[]} */
-    const tables = [];
-    /** @type {number[][]} */
-    const nullModes = [];
-    /** @type {SeriesSlot[]} */
-    const slots = [];
-    let column = 1;
-    for (const spec of input) {
-      // Plain arrays or typed arrays alike (model.js may decode compact
-      // payloads into Float64Array).
-      const x = Array.from(spec.x, Number);
-      const columns = [cleanValues(spec.y, x.length, logY)];
-      const hasBand = spec.yMin != null && spec.yMax != null;
-      if (hasBand) {
-        columns.push(
-          cleanValues(/** @type {any} */ (spec.yMax), x.length, logY),
-        );
-        columns.push(
-          cleanValues(/** @type {any} */ (spec.yMin), x.length, logY),
-        );
-      }
-      tables.push(/** @type {uPlot.AlignedData} */ ([x, ...columns]));
-      // Retain explicit nulls as gaps; alignment holes stay undefined and
-      // are spanned, so a run with sparser steps still draws one line.
-      nullModes.push([0, ...columns.map(() => 1)]);
-      const style = spec.color
-        ? { color: spec.color, dash: null }
-        : styleFor(spec.run ?? spec.label);
-      slots.push({
-        spec,
-        key: seriesKey(spec),
-        color: style.color,
-        dash: spec.dash ?? style.dash,
-        index: column,
-        upper: hasBand ? column + 1 : null,
-        lower: hasBand ? column + 2 : null,
-        markers: spec.markers === false ? [] : findMarkers(x, spec.y),
-        ownX: x,
-        ownY: columns[0],
-      });
-      column += columns.length;
-    }
-    const data =
-      tables.length === 0
-        ? /** @type {uPlot.AlignedData} */ ([[]])
-        : tables.length === 1
-          ? tables[0]
-          : uPlot.join(tables, /** @type {any} */ (nullModes));
-    return { data, slots };
+    const show = Boolean(
+      hovered && this._pointerIn && slot && this._isVisible(slot),
+    );
+    drawHighlight(u, canvas, show && slot ? slot : null, hovered?.row ?? 0);
   }
 
   // Legend, tooltip, empty state.
@@ -784,76 +509,18 @@ export class Chart {
     const show = this._options.legend !== false;
     this._legend.hidden = !show;
     if (!show) return;
-    const listed = this._slots.filter((slot) => slot.spec.legend !== false);
-    // Many entries: columns in a box of a few lines that scrolls, notes in
-    // the entry's tooltip, so the legend never pushes the chart away.
-    const compact = listed.length > MANY_SERIES;
-    this._legend.classList.toggle("is-compact", compact);
-    this._legend.replaceChildren(
-      ...listed.map((slot) => {
-          const hidden = this._hidden.has(slot.key);
-          return h(
-            "button",
-            {
-              className: `tbmf-chart__legend-item${hidden ? " is-off" : ""}`,
-              title:
-                (compact
-                  ? `${slot.spec.label}${slot.spec.note ? ` (${slot.spec.note})` : ""}\n`
-                  : "") + (hidden ? "Show this series" : "Hide this series"),
-              attrs: {
-                type: "button",
-                role: "listitem",
-                "aria-pressed": String(!hidden),
-              },
-              dataset: { key: slot.key },
-              on: {
-                click: (event) => {
-                  markInput("legend", event);
-                  // Read now: the entry is updated in place, not rebuilt.
-                  this.setSeriesVisible(slot.key, this._hidden.has(slot.key));
-                },
-              },
-            },
-            h("span", {
-              className: "tbmf-chart__swatch",
-              style: swatchStyle(slot.color, slot.dash),
-            }),
-            h("span", {
-              className: "tbmf-chart__label",
-              text: slot.spec.label,
-            }),
-            slot.spec.note && !compact
-              ? h("span", {
-                  className: "tbmf-chart__note",
-                  text: slot.spec.note,
-                })
-              : null,
-          );
-        }),
-    );
+    renderLegend(this._legend, this._slots, this._hidden, (key, event) => {
+      markInput("legend", event);
+      // Read now: the entry is updated in place, not rebuilt.
+      this.setSeriesVisible(key, this._hidden.has(key));
+    });
   }
 
-  /**
-   * Flips one legend entry in place (rebuilding 50 entries for one click
-   * costs a layout of all of them).
-   * @param {string} key
-   */
+  /** @param {string} key flips its legend entry */
   _updateLegendItem(key) {
-    const item = [...this._legend.children].find(
-      (child) => /** @type {HTMLElement} */ (child).dataset.key === key,
-    );
-    if (!item) {
+    if (!updateLegendItem(this._legend, key, this._hidden.has(key))) {
       this._renderLegend();
-      return;
     }
-    const hidden = this._hidden.has(key);
-    item.classList.toggle("is-off", hidden);
-    item.setAttribute("aria-pressed", String(!hidden));
-    const action = hidden ? "Show this series" : "Hide this series";
-    const title = /** @type {HTMLElement} */ (item).title;
-    /** @type {HTMLElement} */ (item).title = title.includes("\n")
-      ? `${title.slice(0, title.lastIndexOf("\n"))}\n${action}`
-      : action;
   }
 
   _renderEmpty() {
@@ -881,29 +548,7 @@ export class Chart {
       this._hideTooltip();
       return;
     }
-    /** @type {Map<string, SeriesSlot>} */
-    const linked = new Map();
-    for (const slot of this._slots) {
-      if (slot.spec.linkedTo && this._isVisible(slot)) {
-        linked.set(slot.spec.linkedTo, slot);
-      }
-    }
-    const tipSlot = (/** @type {SeriesSlot} */ slot) => ({
-      key: slot.key,
-      label: slot.spec.label,
-      color: slot.color,
-      dash: slot.dash,
-      index: slot.index,
-      markers: slot.markers,
-      format: slot.spec.format,
-      linked: null,
-    });
-    const slots = this._slots
-      .filter((slot) => slot.spec.legend !== false && this._isVisible(slot))
-      .map((slot) => {
-        const raw = linked.get(slot.key);
-        return { ...tipSlot(slot), linked: raw ? tipSlot(raw) : null };
-      });
+    const slots = tooltipSlots(this._slots, (slot) => this._isVisible(slot));
     const hovered = this._tip.render({
       u,
       slots,

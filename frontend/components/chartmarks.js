@@ -240,3 +240,30 @@ export function lowerBound(xs, value, after = false) {
   }
   return lo;
 }
+
+/**
+ * The robust y range ("ignore outliers") of the values the series draw in
+ * the x window, or null when there is none.
+ * @param {{ownX: number[], ownY: (number | null)[]}[]} series
+ * @param {number} xMin
+ * @param {number} xMax
+ * @param {number} min uPlot's y data range
+ * @param {number} max
+ * @param {boolean} log y is logarithmic: the range is taken on log10
+ * @returns {[number, number] | null}
+ */
+export function windowRobustRange(series, xMin, xMax, min, max, log) {
+  /** @type {number[]} */
+  const values = [];
+  for (const slot of series) {
+    const [first, last] = rowWindow(slot.ownX, xMin, xMax);
+    for (let i = first; i <= last; i++) {
+      const v = slot.ownY[i];
+      if (v != null) values.push(log ? Math.log10(v) : v);
+    }
+  }
+  const lo = log ? Math.log10(min) : min;
+  const hi = log ? Math.log10(max) : max;
+  const robust = robustRange(Float64Array.from(values), lo, hi);
+  return robust && (log ? [10 ** robust[0], 10 ** robust[1]] : robust);
+}

@@ -5,8 +5,32 @@
 import { rowWindow } from "./chartmarks.js";
 import { formatValue } from "../format.js";
 
-/** @typedef {import("./chart.js").ChartSeries} ChartSeries */
-/** @typedef {import("./chart.js").SeriesSlot} SeriesSlot */
+/**
+ * @typedef {Object} ChartSeries
+ * @property {string} [key] unique within the chart (default: label)
+ * @property {string} label legend and tooltip text
+ * @property {string} [run] run name: picks the colour
+ * @property {string} [color] explicit colour, overrides `run`
+ * @property {ArrayLike<number>} x ascending
+ * @property {ArrayLike<number | null>} y `null` leaves a gap
+ * @property {ArrayLike<number | null>} [yMin] lower band edge, same length
+ * @property {ArrayLike<number | null>} [yMax] upper band edge, same length
+ * @property {number} [width] line width in CSS pixels (default 1.5)
+ * @property {number[]} [dash] e.g. `[4, 3]`
+ * @property {number} [alpha] line opacity, 0..1
+ * @property {boolean} [show] initially visible (default true)
+ * @property {boolean} [legend] listed in legend and tooltip (default true)
+ * @property {string} [linkedTo] key of the series this one belongs to (e.g.
+ *     the faint raw line under a smoothed one): shown and hidden with it, and
+ *     its value is listed in that series' tooltip row
+ * @property {string} [note] short muted text after the legend label, e.g.
+ *     `175 of 400 points`
+ * @property {boolean} [markers] mark non-finite values (default true)
+ * @property {(value: number, x: number) => string} [format] the tooltip's
+ *     text for a value of this series (default: the chart's `formatY`)
+ */
+
+/** @typedef {import("./chartuplot.js").SeriesSlot} SeriesSlot */
 
 /** Options an update may change while keeping the uPlot instance. */
 export const DATA_OPTIONS = new Set([

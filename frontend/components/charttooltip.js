@@ -10,7 +10,7 @@
 // have a point at that x and the y range leaves the spike out.
 
 import { h, setChildren } from "../dom.js";
-import { MARKER_TEXT, lowerBound } from "./chartmarks.js";
+import { MARKER_TEXT, lowerBound, rowWindow } from "./chartmarks.js";
 
 /** Points this close to the cursor on x (CSS pixels) may be the hovered one. */
 export const HOVER_PX = 6;
@@ -84,7 +84,11 @@ export class ChartTooltip {
     ranked.sort(
       (a, b) =>
         (a.near?.distance ?? Infinity) - (b.near?.distance ?? Infinity) ||
-        (a.slot.label < b.slot.label ? -1 : a.slot.label > b.slot.label ? 1 : 0),
+        (a.slot.label < b.slot.label
+          ? -1
+          : a.slot.label > b.slot.label
+            ? 1
+            : 0),
     );
     const first = ranked[0];
     const hovered =
@@ -198,7 +202,10 @@ function rowsNear(u, cx) {
   const xs = u.data[0];
   const lo = u.posToVal(cx - HOVER_PX, "x");
   const hi = u.posToVal(cx + HOVER_PX, "x");
-  return [lowerBound(xs, Math.min(lo, hi)), lowerBound(xs, Math.max(lo, hi), true) - 1];
+  return [
+    lowerBound(xs, Math.min(lo, hi)),
+    lowerBound(xs, Math.max(lo, hi), true) - 1,
+  ];
 }
 
 /**
@@ -267,4 +274,107 @@ export function swatchStyle(color, dash) {
     style.background = `repeating-linear-gradient(90deg, ${color} 0 ${on}px, transparent ${on}px ${on + off}px)`;
   }
   return style;
+}
+
+/** @typedef {import("./chartuplot.js").SeriesSlot} SeriesSlot */
+/** @typedef {import("../vendor/uplot/uPlot.esm.js").default} uPlot */
+
+/**
+ * Draws the hovered series bold on the overlay canvas, with a dot at its
+ * hovered point (or clears and hides the canvas).
+ * @param {uPlot} u
+ * @param {HTMLCanvasElement} canvas
+ * @param {SeriesSlot | null} slot the hovered series, null when none
+ * @param {number} row its hovered row in uPlot's data
+ */
+export function drawHighlight(u, canvas, slot, row) {
+  const ratio = devicePixelRatio;
+  const width = Math.round(u.bbox.width);
+  const height = Math.round(u.bbox.height);
+  if (canvas.width !== width || canvas.height !== height) {
+    canvas.width = width;
+    canvas.height = height;
+    canvas.style.width = `${width / ratio}px`;
+    canvas.style.height = `${height / ratio}px`;
+  }
+  const ctx = canvas.getContext("2d");
+  if (!ctx) return;
+  ctx.clearRect(0, 0, width, height);
+  // Out of the layout tree when unused: nothing to composite.
+  canvas.hidden = !slot;
+  if (!slot) return;
+  const xs = slot.ownX;
+  const ys = slot.ownY;
+  const { min: xMin, max: xMax } = u.scales.x;
+  if (xMin == null || xMax == null) return;
+  const [first, last] = rowWindow(xs, xMin, xMax);
+  const left = u.bbox.left;
+  const top = u.bbox.top;
+  ctx.save();
+  ctx.strokeStyle = slot.color;
+  ctx.lineWidth = 2.5 * ratio;
+  ctx.lineJoin = "round";
+  if (slot.dash) ctx.setLineDash(slot.dash.map((d) => d * ratio));
+  ctx.beginPath();
+  let drawing = false;
+  const from = Math.max(0, first - 1);
+  const to = Math.min(xs.length - 1, last + 1);
+  for (let i = from; i <= to; i++) {
+    const v = ys[i];
+    if (v === null) {
+      drawing = false;
+      continue;
+    }
+    const px = u.valToPos(xs[i], "x", true) - left;
+    const py = u.valToPos(v, "y", true) - top;
+    if (drawing) ctx.lineTo(px, py);
+    else ctx.moveTo(px, py);
+    drawing = true;
+  }
+  ctx.stroke();
+  const v = u.data[slot.index][row];
+  if (v != null) {
+    const px = u.valToPos(u.data[0][row], "x", true) - left;
+    const py = Math.min(Math.max(u.valToPos(v, "y", true) - top, 0), height);
+    ctx.setLineDash([]);
+    ctx.fillStyle = slot.color;
+    ctx.beginPath();
+    ctx.arc(px, py, 4 * ratio, 0, 2 * Math.PI);
+    ctx.fill();
+  }
+  ctx.restore();
+}
+
+/**
+ * The tooltip's rows: each visible series listed in the legend, with the
+ * visible series linked to it (its raw line) as `linked`.
+ * @param {SeriesSlot[]} chartSlots
+ * @param {(slot: SeriesSlot) => boolean} isVisible
+ * @returns {TooltipSlot[]}
+ */
+export function tooltipSlots(chartSlots, isVisible) {
+  /** @type {Map<string, SeriesSlot>} */
+  const linked = new Map();
+  for (const slot of chartSlots) {
+    if (slot.spec.linkedTo && isVisible(slot)) {
+      linked.set(slot.spec.linkedTo, slot);
+    }
+  }
+  const tipSlot = (/** @type {SeriesSlot} */ slot) => ({
+    key: slot.key,
+    label: slot.spec.label,
+    color: slot.color,
+    dash: slot.dash,
+    index: slot.index,
+    markers: slot.markers,
+    format: slot.spec.format,
+    linked: null,
+  });
+  const slots = chartSlots
+    .filter((slot) => slot.spec.legend !== false && isVisible(slot))
+    .map((slot) => {
+      const raw = linked.get(slot.key);
+      return { ...tipSlot(slot), linked: raw ? tipSlot(raw) : null };
+    });
+  return slots;
 }

@@ -16,33 +16,34 @@
 // re-fetches by itself when the catalog reports new data (zoom kept).
 
 import { AnomalyLayer } from "../../anomalies.js";
-import { createChart } from "../../components/chart.js";
-import { lowerBound } from "../../components/chartmarks.js";
 import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
-import {
-  formatDifference,
-  formatInt,
-  formatValue,
-} from "../../format.js";
 import { apiUrl, fetchScalars, LatestRequest } from "../../model.js";
 import { chartDrawn, fetchDone, fetchStarted, markInput } from "../../perf.js";
 import { axisInfo } from "./axes.js";
 import { colorScope } from "../../colors.js";
-import { colorFor, styleFor } from "./colors.js";
-import { groupChartSeries, groupColor, groupDiffSeries } from "./groups.js";
 import { renderNotes } from "./notes.js";
 import {
-  diffChartSeries,
-  mainChartSeries,
-  pointCounts,
-} from "./series.js";
+  dataExtent,
+  diffTitleParts,
+  formatX,
+  panelElements,
+  panelSeries,
+  placeChart,
+  renderBadge,
+} from "./paneldraw.js";
+import { roundRange, scalarsParams } from "./panelrequest.js";
+
+export { MAX_BANDED_SERIES } from "./paneldraw.js";
+export {
+  clampPoints,
+  DEFAULT_POINTS,
+  MAX_POINTS,
+  roundRange,
+} from "./panelrequest.js";
+export { differenceFormatter } from "./paneldraw.js";
 
 ensureStylesheet(new URL("../compare.css", import.meta.url));
 
-/** Buckets a series is downsampled to when the options give none. */
-export const DEFAULT_POINTS = 1000;
-/** Most buckets the scalars route accepts (its cap). */
-export const MAX_POINTS = 20000;
 /** Plot heights in CSS pixels. */
 export const DEFAULT_HEIGHT = 320;
 export const DEFAULT_DIFF_HEIGHT = 170;
@@ -50,10 +51,6 @@ export const DEFAULT_DIFF_HEIGHT = 170;
 const Y_AXIS_SIZE = 52;
 /** Milliseconds a request may run before the loading bar shows. */
 const LOADING_DELAY_MS = 120;
-/** Drawn series up to which min/max bands are drawn: past it they cost a
- * third of the drawing and add nothing the line (which passes through
- * every bucket's min and max) does not show. */
-export const MAX_BANDED_SERIES = 12;
 
 let panelCount = 0;
 
@@ -141,97 +138,24 @@ export class ComparisonChart {
     /** The grouping this panel gave the colour scope ("[]": none). */
     this._groupSignature = "[]";
 
-    this._title = h("h3", { className: "tbmf-cmp-panel__title" });
-    this._subtitle = h("span", { className: "tbmf-cmp-panel__subtitle" });
-    this._badge = h("span", {
-      className: "tbmf-cmp-badge",
-      attrs: { "aria-live": "polite" },
-    });
-    this._zoomChip = h(
-      "button",
-      {
-        className: "tbmf-cmp-zoom",
-        title: "Show the whole x range (or double-click the chart)",
-        attrs: { type: "button", hidden: true },
-        on: { click: () => this._zoom(null) },
-      },
-      h("span", { className: "tbmf-cmp-zoom__text" }),
-      icon("close", { size: 14 }),
-    );
-    this._csv = exportLink("CSV");
-    this._json = exportLink("JSON");
-    this._exports = h(
-      "span",
-      { className: "tbmf-cmp-exports" },
-      this._csv,
-      this._json,
-    );
-    this._notes = h("div", {
-      className: "tbmf-cmp-notes",
-      attrs: { hidden: true },
-    });
-    this._error = h("div", {
-      className: "tbmf-cmp-panel__error",
-      attrs: { role: "alert", hidden: true },
-    });
-    this._message = h("div", {
-      className: "tbmf-cmp-panel__message",
-      attrs: { hidden: true },
-    });
-    this._progress = h("div", {
-      className: "tbmf-cmp-panel__progress",
-      attrs: { hidden: true, "aria-hidden": "true" },
-    });
-    this._mainHost = h("div", { className: "tbmf-cmp-panel__chart" });
-    this._diffTitle = h("div", { className: "tbmf-cmp-panel__diff-title" });
-    this._diffHost = h("div", { className: "tbmf-cmp-panel__chart" });
-    this._diffEmpty = h("div", {
-      className: "tbmf-cmp-panel__diff-empty",
-      text:
-        "No run overlaps the baseline on this axis, so there is no " +
-        "difference to draw. Try another axis (step, epoch or progress).",
-      attrs: { hidden: true },
-    });
-    this._diffBox = h(
-      "div",
-      {
-        className: "tbmf-cmp-panel__diff",
-        attrs: { hidden: true },
-      },
-      this._diffTitle,
-      this._diffEmpty,
-      this._diffHost,
-    );
-    this.element = h(
-      "section",
-      {
-        className: "tbmf-cmp-panel",
-        dataset: { state: "empty" },
-      },
-      h(
-        "header",
-        { className: "tbmf-cmp-panel__head" },
-        h(
-          "div",
-          { className: "tbmf-cmp-panel__heading" },
-          this._title,
-          this._subtitle,
-        ),
-        h(
-          "div",
-          { className: "tbmf-cmp-panel__meta" },
-          this._zoomChip,
-          this._badge,
-          this._exports,
-        ),
-      ),
-      this._progress,
-      this._notes,
-      this._error,
-      this._message,
-      this._mainHost,
-      this._diffBox,
-    );
+    const parts = panelElements(() => this._zoom(null));
+    this._title = parts.title;
+    this._subtitle = parts.subtitle;
+    this._badge = parts.badge;
+    this._zoomChip = parts.zoomChip;
+    this._csv = parts.csv;
+    this._json = parts.json;
+    this._exports = parts.exports;
+    this._notes = parts.notes;
+    this._error = parts.error;
+    this._message = parts.message;
+    this._progress = parts.progress;
+    this._mainHost = parts.mainHost;
+    this._diffTitle = parts.diffTitle;
+    this._diffHost = parts.diffHost;
+    this._diffEmpty = parts.diffEmpty;
+    this._diffBox = parts.diffBox;
+    this.element = parts.element;
     container.appendChild(this.element);
 
     // The catalog calls back at once when it has data: that first load is
@@ -297,37 +221,7 @@ export class ComparisonChart {
    * @returns {Record<string, any> | null}
    */
   _params() {
-    const o = this.options;
-    if (!o.runs?.length || (!o.metric && !o.tag)) return null;
-    /** @type {Record<string, any>} */
-    const params = { run: o.runs };
-    if (o.metric) params.metric = o.metric;
-    else params.tag = o.tag;
-    params.x = axisInfo(o.x ?? "step").id;
-    if (o.smoothing && o.smoothing > 0) params.smoothing = o.smoothing;
-    if (o.smoothing && o.smoothingMode === "time") {
-      params.smoothingMode = "time";
-    }
-    params.points = clampPoints(o.points);
-    if (o.groupBy) {
-      params.groupBy = o.groupBy;
-      params.aggregate = o.aggregate ?? "mean";
-      params.band = o.band ?? "std";
-      params.includeSeries = o.showMembers ? "1" : "0";
-      if (o.baselineGroup) params.baselineGroup = o.baselineGroup;
-    } else if (o.baseline && o.runs.includes(o.baseline)) {
-      params.baseline = o.baseline;
-      if (o.diffMode === "ratio") params.diffMode = "ratio";
-    }
-    if (o.xRange) {
-      params.xMin = o.xRange[0];
-      params.xMax = o.xRange[1];
-    }
-    if (o.allAttempts) params.attempts = "all";
-    if (o.batchValues && o.batchValues !== "logged") {
-      params.batchValues = o.batchValues;
-    }
-    return params;
+    return scalarsParams(this.options);
   }
 
   /**
@@ -497,40 +391,6 @@ export class ComparisonChart {
     this._diffLook = "";
   }
 
-  /** @param {ScalarsResponse} response */
-  _renderDiffTitle(response) {
-    const group = /** @type {any} */ (response).baselineGroup;
-    const ratio = !group && response.diffMode === "ratio";
-    const baseline = /** @type {string} */ (group ?? response.baseline);
-    const dot = group
-      ? groupColor(this.ctx.catalog, group)
-      : colorFor(baseline);
-    setChildren(
-      this._diffTitle,
-      h("span", {
-        className: "tbmf-cmp-panel__diff-kind",
-        text: ratio ? "Ratio to baseline" : "Difference from baseline",
-      }),
-      h("span", {
-        className: "tbmf-cmp-panel__diff-formula",
-        text: group
-          ? `group ${/** @type {any} */ (response).aggregate} − baseline group's, band: ${/** @type {any} */ (response).band}`
-          : ratio
-            ? "run ÷ baseline"
-            : "run − baseline",
-      }),
-      h(
-        "span",
-        { className: "tbmf-cmp-panel__diff-baseline" },
-        h("span", {
-          className: "tbmf-dot",
-          style: { "--dot": dot },
-        }),
-        h("span", { text: baseline }),
-      ),
-    );
-  }
-
   _destroyCharts() {
     this.mainChart?.destroy();
     this.mainChart = null;
@@ -599,32 +459,10 @@ export class ComparisonChart {
     this.element.dataset.state = "ready";
     this._message.hidden = true;
     const axis = axisInfo(response.x);
-    // Raw-tag mode: every series has the same tag, the run names suffice.
-    const showTag = !o.tag;
     const anyResponse = /** @type {any} */ (response);
     const grouped = Array.isArray(anyResponse.aggregates);
     this._scopeGroups(grouped ? anyResponse.aggregates : null);
-    const colorOf = (/** @type {string} */ run) => styleFor(run).color;
-    const dashOf = (/** @type {string} */ run) => styleFor(run).dash;
-    const bands = drawnCount(response) <= MAX_BANDED_SERIES;
-    const catalog = this.ctx.catalog;
-    const main = grouped
-      ? groupChartSeries(response, {
-          catalog,
-          showMembers: Boolean(o.showMembers),
-        })
-      : mainChartSeries(response, { showTag, colorOf, dashOf, bands });
-    const diffs = grouped
-      ? groupDiffSeries(response, { catalog })
-      : response.baseline
-        ? diffChartSeries(response, {
-            showTag,
-            colorOf,
-            dashOf,
-            bands,
-            format: (diff) => differenceFormatter(response, diff),
-          })
-        : [];
+    const { main, diffs } = panelSeries(response, o, this.ctx.catalog);
     const xRange = o.xRange ?? null;
     const ignoreOutliers = o.ignoreOutliers !== false;
     const common = {
@@ -657,31 +495,19 @@ export class ComparisonChart {
       response.series.length === 0 && !grouped
         ? "No run has this metric."
         : "Nothing to draw on this axis.";
-    if (!this.mainChart) {
-      this.mainChart = createChart(this._mainHost, {
+    this.mainChart = placeChart(
+      this.mainChart,
+      this._mainHost,
+      mainLook !== this._mainLook,
+      {
         ...common,
         ...mainOnly,
         logY: Boolean(o.logY),
         height: o.height ?? DEFAULT_HEIGHT,
         emptyText,
-        series: main,
-        xRange,
-        ignoreOutliers,
-      });
-    } else if (mainLook !== this._mainLook) {
-      this.mainChart.update({
-        ...common,
-        ...mainOnly,
-        logY: Boolean(o.logY),
-        height: o.height ?? DEFAULT_HEIGHT,
-        emptyText,
-        series: main,
-        xRange,
-        ignoreOutliers,
-      });
-    } else {
-      this.mainChart.update({ series: main, xRange, ignoreOutliers });
-    }
+      },
+      { series: main, xRange, ignoreOutliers },
+    );
     this._mainLook = mainLook;
 
     const placed = grouped
@@ -692,7 +518,7 @@ export class ComparisonChart {
       : Boolean(response.baseline);
     if (hasBaseline && placed.length > 0) {
       this._diffBox.hidden = false;
-      this._renderDiffTitle(response);
+      setChildren(this._diffTitle, diffTitleParts(response, this.ctx.catalog));
       const overlap = placed.some((d) => d.x.length > 0);
       this._diffEmpty.hidden = overlap;
       if (!overlap) {
@@ -704,30 +530,15 @@ export class ComparisonChart {
           axis.id,
           o.diffHeight ?? DEFAULT_DIFF_HEIGHT,
         ]);
-        if (!this.diffChart) {
-          this.diffChart = createChart(this._diffHost, {
-            ...common,
-            height: o.diffHeight ?? DEFAULT_DIFF_HEIGHT,
-            series: diffs,
-            xRange: diffRange,
-            ignoreOutliers,
-          });
-          this.diffChart.element.classList.add("tbmf-chart--diff");
-        } else if (diffLook !== this._diffLook) {
-          this.diffChart.update({
-            ...common,
-            height: o.diffHeight ?? DEFAULT_DIFF_HEIGHT,
-            series: diffs,
-            xRange: diffRange,
-            ignoreOutliers,
-          });
-        } else {
-          this.diffChart.update({
-            series: diffs,
-            xRange: diffRange,
-            ignoreOutliers,
-          });
-        }
+        const created = !this.diffChart;
+        this.diffChart = placeChart(
+          this.diffChart,
+          this._diffHost,
+          diffLook !== this._diffLook,
+          { ...common, height: o.diffHeight ?? DEFAULT_DIFF_HEIGHT },
+          { series: diffs, xRange: diffRange, ignoreOutliers },
+        );
+        if (created) this.diffChart.element.classList.add("tbmf-chart--diff");
         this._diffLook = diffLook;
       }
     } else {
@@ -736,36 +547,9 @@ export class ComparisonChart {
       this._diffBox.hidden = true;
     }
 
-    this._renderBadge(response);
+    renderBadge(this._badge, response, Boolean(o.xRange));
     this._renderNotes(response);
     this._anomalies.update(response);
-  }
-
-  /** @param {ScalarsResponse} response */
-  _renderBadge(response) {
-    const counts = pointCounts(response);
-    const badge = this._badge;
-    badge.hidden = counts.series === 0;
-    badge.dataset.returned = String(counts.returned);
-    badge.dataset.total = String(counts.total);
-    badge.classList.toggle("is-complete", counts.complete);
-    const windowed = Boolean(this.options.xRange);
-    if (counts.complete) {
-      badge.textContent = `All ${formatInt(counts.total)} points shown`;
-      badge.title = "Every logged point is drawn: nothing was sampled away.";
-    } else {
-      badge.textContent = `${formatInt(counts.returned)} of ${formatInt(
-        counts.total,
-      )} points`;
-      badge.title =
-        (windowed
-          ? "Points drawn in the zoomed window, of all points logged. "
-          : "") +
-        `Each series is cut into ${formatInt(response.points)} buckets on x; ` +
-        "each bucket keeps its first, last, smallest and largest point, and " +
-        "the band shows every bucket's min and max, so no spike is lost. " +
-        "Drag across the chart to load a window at full resolution.";
-    }
   }
 
   /** @param {ScalarsResponse} response */
@@ -776,154 +560,4 @@ export class ComparisonChart {
       this.ctx.catalog.runs.map((r) => r.run),
     );
   }
-}
-
-/**
- * @param {string} label
- * @returns {HTMLAnchorElement}
- */
-function exportLink(label) {
-  return h("a", {
-    className: "tbmf-cmp-export",
-    text: label,
-    title: `Download every point of this view as ${label} (full resolution)`,
-    dataset: { format: label.toLowerCase() },
-    attrs: { download: "" },
-  });
-}
-
-/**
- * @param {ScalarsResponse} response
- * @returns {number} series the main chart draws
- */
-function drawnCount(response) {
-  return response.series.filter((s) => !s.excluded).length;
-}
-
-/**
- * The tooltip text of a difference curve's values: to the precision of the
- * two values it subtracts (format.js formatDifference), whose larger
- * magnitude at x is read from the run's and the baseline's own series.
- * Ratios need nothing: five significant digits already hide float noise.
- * @param {ScalarsResponse} response
- * @param {import("./series.js").DiffSeries} diff
- * @returns {((value: number, x: number) => string) | undefined}
- */
-export function differenceFormatter(response, diff) {
-  if (response.diffMode === "ratio") return undefined;
-  const smoothed = response.smoothing > 0;
-  const find = (/** @type {string} */ run, /** @type {string} */ tag) =>
-    response.series.find((s) => s.run === run && s.tag === tag && !s.excluded);
-  const own = find(diff.run, diff.tag);
-  const base = find(diff.baseline, diff.baselineTag);
-  return (value, x) => {
-    const scale = Math.max(
-      magnitudeAt(own, x, smoothed),
-      magnitudeAt(base, x, smoothed),
-      // The operands are at least as large as the difference.
-      Math.abs(value),
-    );
-    return formatDifference(value, scale);
-  };
-}
-
-/**
- * |value| of a series at its point nearest to x (0 when unknown).
- * @param {import("./series.js").ScalarSeries | undefined} series
- * @param {number} x
- * @param {boolean} smoothed read the smoothed values
- * @returns {number}
- */
-function magnitudeAt(series, x, smoothed) {
-  if (!series || series.x.length === 0) return 0;
-  const i = lowerBound(series.x, x);
-  const candidates = [i - 1, i].filter((j) => j >= 0 && j < series.x.length);
-  let best = 0;
-  for (const j of candidates) {
-    for (const values of smoothed ? [series.smoothed, series.y] : [series.y]) {
-      const v = Number(values[j]);
-      if (Number.isFinite(v)) best = Math.max(best, Math.abs(v));
-    }
-  }
-  return best;
-}
-
-/**
- * The x extent of the drawn series.
- * @param {ScalarsResponse} response
- * @returns {[number, number] | null}
- */
-function dataExtent(response) {
-  let lo = Infinity;
-  let hi = -Infinity;
-  for (const series of response.series) {
-    if (series.excluded || series.x.length === 0) continue;
-    lo = Math.min(lo, series.x[0]);
-    hi = Math.max(hi, series.x[series.x.length - 1]);
-  }
-  return lo < hi ? [lo, hi] : null;
-}
-
-/**
- * A zoom window rounded to 4 significant digits of its width, so URLs stay
- * short (`2.004,2.996`) while the window moves by under 0.1 %.
- * @param {[number, number]} range
- * @returns {[number, number]}
- */
-export function roundRange([min, max]) {
-  const width = max - min;
-  if (!(width > 0)) return [min, max];
-  const decimals = Math.min(15, Math.max(0, 3 - Math.floor(Math.log10(width))));
-  const factor = 10 ** decimals;
-  const lo = Math.floor(min * factor) / factor;
-  const hi = Math.ceil(max * factor) / factor;
-  return [Number(lo.toFixed(decimals)), Number(hi.toFixed(decimals))];
-}
-
-/**
- * @param {number | undefined} points
- * @returns {number} a bucket count the route accepts
- */
-export function clampPoints(points) {
-  if (points == null || !Number.isFinite(points)) return DEFAULT_POINTS;
-  return Math.min(MAX_POINTS, Math.max(1, Math.round(points)));
-}
-
-/**
- * @param {'number' | 'time'} xType
- * @returns {(x: number) => string}
- */
-function formatX(xType) {
-  if (xType === "time") {
-    return (x) => new Date(x * 1000).toLocaleTimeString("en-GB");
-  }
-  return formatValue;
-}
-
-/**
- * Fills a baseline `<select>`: "None", then each candidate run; a baseline
- * from the URL that is not a candidate stays listed, disabled, so the link
- * keeps it for when its run comes back.
- * @param {HTMLSelectElement} select
- * @param {string[]} candidates
- * @param {string | null} baseline
- * @param {string} whyNot shown after a baseline that is not a candidate
- */
-export function setBaselineOptions(select, candidates, baseline, whyNot) {
-  const options = [
-    h("option", { text: "None", attrs: { value: "" } }),
-    ...candidates.map((run) =>
-      h("option", { text: run, attrs: { value: run } }),
-    ),
-  ];
-  if (baseline && !candidates.includes(baseline)) {
-    options.push(
-      h("option", {
-        text: `${baseline} (${whyNot})`,
-        attrs: { value: baseline, disabled: true },
-      }),
-    );
-  }
-  setChildren(select, options);
-  select.value = baseline && candidates.includes(baseline) ? baseline : "";
 }

@@ -11,7 +11,7 @@ import { plural } from "../../format.js";
 import { LatestRequest } from "../../model.js";
 import { AXES, axisInfo } from "../compare/axes.js";
 import { previewLayout } from "./api.js";
-import { setBaselineOptions } from "../compare/panel.js";
+import { setBaselineOptions } from "../compare/baselineselect.js";
 import { mountLayoutChart } from "./chart_adapter.js";
 import { icon } from "./icons.js";
 import { chartCount } from "./schema.js";

@@ -7,30 +7,23 @@
 // removing or moving rebuilds the form. Every change schedules a preview
 // (debounced) and updates the unsaved-changes indicator.
 
-import { runColor } from "../../colors.js";
 import { describeProblem, emptyDraftProblem } from "./messages.js";
 import { h, setChildren } from "../../dom.js";
 import { plural } from "../../format.js";
 import { LatestRequest } from "../../model.js";
-import { AXES } from "../compare/axes.js";
 import { saveLayout } from "./api.js";
-import { mountLayoutChart } from "./chart_adapter.js";
 import { actionButton } from "./dashboard.js";
 import { showDialog } from "./dialog.js";
 import { icon } from "./icons.js";
-import { pairList, previewDraft, regexErrorBox } from "./preview.js";
+import { previewDraft } from "./preview.js";
+import { categoryCard } from "./editor_cards.js";
+import { PreviewResults } from "./editor_results.js";
 import {
   blankCategory,
-  blankChart,
   clone,
   draftFromLayout,
   MAX_CATEGORIES,
-  MAX_CHARTS_PER_CATEGORY,
   MAX_NAME_CHARS,
-  MAX_PATTERNS_PER_CHART,
-  MAX_REGEX_CHARS,
-  MAX_SMOOTHING,
-  MAX_TITLE_CHARS,
   sameLayout,
   serializeLayout,
   uniqueName,
@@ -39,7 +32,7 @@ import {
 /**
  * @typedef {import("../../app.js").ViewContext} ViewContext
  * @typedef {import("./schema.js").Draft} Draft
- * @typedef {import("./schema.js").DraftChart} DraftChart
+ * @typedef {import("./editor_cards.js").ChartRefs} ChartRefs
  * @typedef {import("./schema.js").Layout} Layout
  * @typedef {import("./preview.js").DraftPreview} DraftPreview
  *
@@ -60,8 +53,6 @@ import {
 
 /** Milliseconds of typing quiet before the preview is asked for. */
 const PREVIEW_DEBOUNCE_MS = 250;
-/** Plot height of a chart previewed in the editor, CSS pixels. */
-const PREVIEW_CHART_HEIGHT = 200;
 let editorCount = 0;
 
 export class Editor {
@@ -93,11 +84,7 @@ export class Editor {
     this._saveError = null;
     /** @type {Map<string, ChartRefs>} "category:chart" → its elements */
     this._refs = new Map();
-    /** Charts whose drawing is shown under their card ("category:chart"). */
-    /** @type {Set<string>} */
-    this._shownCharts = new Set();
-    /** @type {Map<string, import("./chart_adapter.js").LayoutChartPanel>} */
-    this._panels = new Map();
+    this._results = new PreviewResults(ctx, () => spec.metricIndex());
 
     this._name = h("input", {
       className: "tbmf-lay-input tbmf-lay-name__input",
@@ -142,6 +129,16 @@ export class Editor {
     this._metricList = h("datalist", {
       attrs: { id: `tbmf-lay-metrics-${this._id}` },
     });
+    /** @type {import("./editor_cards.js").FormHost} */
+    this._form = {
+      changed: () => this._changed(),
+      restructure: (focus) => this._restructure(focus),
+      move: (list, index, step) => this._move(list, index, step),
+      deleteCategory: (ci) => this._deleteCategory(ci),
+      addRefs: (key, refs) => this._refs.set(key, refs),
+      tagListId: this._tagList.id,
+      metricListId: this._metricList.id,
+    };
     this._saveButton = actionButton({
       id: "save",
       label: "Save",
@@ -235,7 +232,7 @@ export class Editor {
   destroy() {
     if (this._timer !== null) clearTimeout(this._timer);
     this._request.cancel();
-    this._destroyPanels();
+    this._results.destroyPanels();
     this.element.remove();
   }
 
@@ -286,7 +283,9 @@ export class Editor {
       saved = await saveLayout(layout, { previousName, overwrite });
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      this._setSaveError(`Not saved: ${describeProblem(message, this.draft).text}`);
+      this._setSaveError(
+        `Not saved: ${describeProblem(message, this.draft).text}`,
+      );
       return false;
     } finally {
       this._saving = false;
@@ -430,11 +429,13 @@ export class Editor {
   _render() {
     this._structure++;
     this._refs.clear();
-    this._destroyPanels();
+    this._results.destroyPanels();
     const draft = this.draft;
     setChildren(
       this._body,
-      draft.categories.map((category, ci) => this._category(category, ci)),
+      draft.categories.map((_category, ci) =>
+        categoryCard(this._form, draft.categories, ci),
+      ),
       draft.categories.length === 0
         ? h(
             "div",
@@ -471,543 +472,6 @@ export class Editor {
       ),
     );
     if (this._preview) this._applyPreview();
-  }
-
-  /**
-   * @param {import("./schema.js").DraftCategory} category
-   * @param {number} ci
-   * @returns {HTMLElement}
-   */
-  _category(category, ci) {
-    const categories = this.draft.categories;
-    const title = textInput({
-      value: category.title,
-      label: "Category title",
-      placeholder: "Category title, e.g. Loss",
-      maxLength: MAX_TITLE_CHARS,
-      field: "category-title",
-      focus: `category-${ci}`,
-      onInput: (value) => {
-        category.title = value;
-        this._changed();
-      },
-    });
-    const closed = h("input", {
-      attrs: { type: "checkbox" },
-      dataset: { field: "closed" },
-      on: {
-        change: () => {
-          category.closed = closed.checked;
-          this._changed();
-        },
-      },
-    });
-    closed.checked = category.closed;
-    return h(
-      "section",
-      { className: "tbmf-lay-ecat", dataset: { category: String(ci) } },
-      h(
-        "header",
-        { className: "tbmf-lay-ecat__head" },
-        h("span", { className: "tbmf-lay-ecat__index", text: String(ci + 1) }),
-        title,
-        h(
-          "label",
-          {
-            className: "tbmf-lay-check",
-            title: "Show this category closed when the layout opens",
-          },
-          closed,
-          h("span", { text: "Collapsed" }),
-        ),
-        h(
-          "span",
-          { className: "tbmf-lay-tools" },
-          toolButton(
-            "arrowUp",
-            "Move the category up",
-            "move-up",
-            ci === 0,
-            () => this._move(categories, ci, -1),
-          ),
-          toolButton(
-            "arrowDown",
-            "Move the category down",
-            "move-down",
-            ci === categories.length - 1,
-            () => this._move(categories, ci, 1),
-          ),
-          toolButton(
-            "delete",
-            "Delete the category",
-            "delete-category",
-            false,
-            () => void this._deleteCategory(ci),
-          ),
-        ),
-      ),
-      h(
-        "div",
-        { className: "tbmf-lay-ecat__charts" },
-        category.charts.map((chart, hi) => this._chart(chart, ci, hi)),
-      ),
-      addButton(
-        "Add chart",
-        "add-chart",
-        category.charts.length >= MAX_CHARTS_PER_CATEGORY,
-        () => {
-          category.charts.push(blankChart());
-          this._restructure(`chart-${ci}-${category.charts.length - 1}`);
-        },
-      ),
-    );
-  }
-
-  /**
-   * @param {DraftChart} chart
-   * @param {number} ci
-   * @param {number} hi
-   * @returns {HTMLElement}
-   */
-  _chart(chart, ci, hi) {
-    const charts = this.draft.categories[ci].charts;
-    /** @type {ChartRefs} */
-    const refs = {
-      element: h("article", {
-        className: "tbmf-lay-echart",
-        dataset: { category: String(ci), chart: String(hi), kind: chart.kind },
-      }),
-      rows: [],
-      series: [],
-      runsResult: h("div", { className: "tbmf-lay-field__result" }),
-      summary: h("div", {
-        className: "tbmf-lay-echart__summary",
-        attrs: { "aria-live": "polite" },
-      }),
-      chartHost: h("div", {
-        className: "tbmf-lay-echart__chart",
-        attrs: { hidden: true },
-      }),
-      problem: h("div", {
-        className: "tbmf-lay-field-problem",
-        attrs: { hidden: true, role: "status" },
-        dataset: { problem: "chart" },
-      }),
-    };
-    this._refs.set(`${ci}:${hi}`, refs);
-
-    const title = textInput({
-      value: chart.title,
-      label: "Chart title",
-      placeholder: "Chart title",
-      maxLength: MAX_TITLE_CHARS,
-      field: "chart-title",
-      focus: `chart-${ci}-${hi}`,
-      onInput: (value) => {
-        chart.title = value;
-        this._changed();
-      },
-    });
-    const kind = segmented(
-      "Chart kind",
-      [
-        {
-          value: "multiline",
-          label: "Multiline",
-          title: "Lines picked by regexes over tags or metric names",
-        },
-        {
-          value: "margin",
-          label: "Margin",
-          title: "A value line with a band between a lower and an upper tag",
-        },
-      ],
-      chart.kind,
-      "kind",
-      (value) => {
-        chart.kind = /** @type {'multiline' | 'margin'} */ (value);
-        this._restructure();
-      },
-    );
-    refs.element.append(
-      h(
-        "header",
-        { className: "tbmf-lay-echart__head" },
-        title,
-        kind,
-        h(
-          "span",
-          { className: "tbmf-lay-tools" },
-          toolButton("arrowUp", "Move the chart up", "move-up", hi === 0, () =>
-            this._move(charts, hi, -1),
-          ),
-          toolButton(
-            "arrowDown",
-            "Move the chart down",
-            "move-down",
-            hi === charts.length - 1,
-            () => this._move(charts, hi, 1),
-          ),
-          toolButton(
-            "delete",
-            "Delete the chart",
-            "delete-chart",
-            false,
-            () => {
-              charts.splice(hi, 1);
-              this._restructure();
-            },
-          ),
-        ),
-      ),
-      refs.problem,
-      h(
-        "div",
-        { className: "tbmf-lay-echart__body" },
-        h(
-          "div",
-          { className: "tbmf-lay-echart__select" },
-          chart.kind === "multiline"
-            ? this._patterns(chart, ci, hi, refs)
-            : this._marginSeries(chart, ci, hi, refs),
-          this._runsField(chart, refs),
-        ),
-        this._display(chart),
-      ),
-      refs.summary,
-      refs.chartHost,
-    );
-    return refs.element;
-  }
-
-  /**
-   * The regex rows of a multiline chart.
-   * @param {DraftChart} chart
-   * @param {number} ci
-   * @param {number} hi
-   * @param {ChartRefs} refs
-   * @returns {HTMLElement}
-   */
-  _patterns(chart, ci, hi, refs) {
-    const byMetric = chart.mode === "metrics";
-    const mode = segmented(
-      "Match",
-      [
-        {
-          value: "tags",
-          label: "Raw tags",
-          title: "Regexes over each run's tag names, matched from the start",
-        },
-        {
-          value: "metrics",
-          label: "Metric names",
-          title:
-            "Regexes over canonical metric names (loss/train, accuracy/val): " +
-            "one regex finds the same metric in every framework",
-        },
-      ],
-      chart.mode,
-      "mode",
-      (value) => {
-        chart.mode = /** @type {'tags' | 'metrics'} */ (value);
-        this._restructure();
-      },
-    );
-    const rows = chart.patterns.map((pattern, k) => {
-      const input = h("input", {
-        className: "tbmf-lay-input tbmf-lay-input--mono",
-        attrs: {
-          type: "text",
-          maxlength: MAX_REGEX_CHARS,
-          spellcheck: "false",
-          autocomplete: "off",
-          list: byMetric ? this._metricList.id : this._tagList.id,
-          placeholder: byMetric ? "loss/.*" : "Loss/.*",
-          "aria-label": `${byMetric ? "Metric" : "Tag"} regex ${k + 1}`,
-        },
-        dataset: { field: "pattern", focus: `pattern-${ci}-${hi}-${k}` },
-        on: {
-          input: () => {
-            chart.patterns[k] = input.value;
-            this._changed();
-          },
-        },
-      });
-      input.value = pattern;
-      const count = h("span", { className: "tbmf-lay-count" });
-      const result = h("div", { className: "tbmf-lay-field__result" });
-      refs.rows[k] = { input, count, result };
-      return h(
-        "div",
-        { className: "tbmf-lay-rx", dataset: { row: String(k) } },
-        h(
-          "div",
-          { className: "tbmf-lay-rx__line" },
-          input,
-          count,
-          toolButton(
-            "close",
-            "Remove this regex",
-            "remove-pattern",
-            chart.patterns.length === 1 && pattern === "",
-            () => {
-              chart.patterns.splice(k, 1);
-              if (chart.patterns.length === 0) chart.patterns.push("");
-              this._restructure();
-            },
-          ),
-        ),
-        result,
-      );
-    });
-    return h(
-      "div",
-      { className: "tbmf-lay-field" },
-      h(
-        "div",
-        { className: "tbmf-lay-field__label" },
-        h("span", { text: "Series" }),
-        mode,
-      ),
-      h("p", {
-        className: "tbmf-lay-hint",
-        text: byMetric
-          ? "Python regexes over canonical names, matched from the start (re.match), in linear time (no backreferences or lookarounds)."
-          : "Python regexes over raw tags, matched from the start (re.match), as TensorBoard does, in linear time (no backreferences or lookarounds); end with $ to match whole tags.",
-      }),
-      rows,
-      addButton(
-        "Add regex",
-        "add-pattern",
-        chart.patterns.length >= MAX_PATTERNS_PER_CHART,
-        () => {
-          chart.patterns.push("");
-          this._restructure(`pattern-${ci}-${hi}-${chart.patterns.length - 1}`);
-        },
-      ),
-    );
-  }
-
-  /**
-   * The value/lower/upper rows of a margin chart.
-   * @param {DraftChart} chart
-   * @param {number} ci
-   * @param {number} hi
-   * @param {ChartRefs} refs
-   * @returns {HTMLElement}
-   */
-  _marginSeries(chart, ci, hi, refs) {
-    const rows = chart.series.map((series, k) => {
-      const inputs = /** @type {const} */ (["value", "lower", "upper"]).map(
-        (part) => {
-          const input = h("input", {
-            className: "tbmf-lay-input tbmf-lay-input--mono",
-            attrs: {
-              type: "text",
-              maxlength: MAX_REGEX_CHARS,
-              spellcheck: "false",
-              autocomplete: "off",
-              list: this._tagList.id,
-              placeholder: part === "value" ? "value tag" : `${part} tag`,
-              "aria-label": `Margin series ${k + 1}: ${part} tag`,
-            },
-            dataset: {
-              field: `series-${part}`,
-              focus: `series-${ci}-${hi}-${k}-${part}`,
-            },
-            on: {
-              input: () => {
-                series[part] = input.value;
-                this._changed();
-              },
-            },
-          });
-          input.value = series[part];
-          return h(
-            "label",
-            { className: "tbmf-lay-margin__part" },
-            h("span", { text: part }),
-            input,
-          );
-        },
-      );
-      const result = h("div", { className: "tbmf-lay-field__result" });
-      const count = h("span", { className: "tbmf-lay-count" });
-      refs.series[k] = { count, result };
-      return h(
-        "div",
-        { className: "tbmf-lay-margin", dataset: { row: String(k) } },
-        h(
-          "div",
-          { className: "tbmf-lay-margin__line" },
-          inputs,
-          count,
-          toolButton(
-            "close",
-            "Remove this series",
-            "remove-series",
-            chart.series.length === 1,
-            () => {
-              chart.series.splice(k, 1);
-              this._restructure();
-            },
-          ),
-        ),
-        result,
-      );
-    });
-    return h(
-      "div",
-      { className: "tbmf-lay-field" },
-      h(
-        "div",
-        { className: "tbmf-lay-field__label" },
-        h("span", { text: "Series (exact tag names)" }),
-      ),
-      h("p", {
-        className: "tbmf-lay-hint",
-        text: "A run is drawn when it logged all three tags: the value as a line, a band from lower to upper.",
-      }),
-      rows,
-      addButton(
-        "Add series",
-        "add-series",
-        chart.series.length >= MAX_PATTERNS_PER_CHART,
-        () => {
-          chart.series.push({ value: "", lower: "", upper: "" });
-          this._restructure(
-            `series-${ci}-${hi}-${chart.series.length - 1}-value`,
-          );
-        },
-      ),
-    );
-  }
-
-  /**
-   * @param {DraftChart} chart
-   * @param {ChartRefs} refs
-   * @returns {HTMLElement}
-   */
-  _runsField(chart, refs) {
-    const input = h("input", {
-      className: "tbmf-lay-input tbmf-lay-input--mono",
-      attrs: {
-        type: "text",
-        maxlength: MAX_REGEX_CHARS,
-        spellcheck: "false",
-        autocomplete: "off",
-        placeholder: "every run",
-        "aria-label": "Run regex",
-      },
-      dataset: { field: "runs" },
-      on: {
-        input: () => {
-          chart.runs = input.value;
-          this._changed();
-        },
-      },
-    });
-    input.value = chart.runs;
-    refs.runsInput = input;
-    return h(
-      "div",
-      { className: "tbmf-lay-field" },
-      h(
-        "label",
-        { className: "tbmf-lay-field__label" },
-        h("span", { text: "Runs (optional regex, searched in run names)" }),
-      ),
-      input,
-      refs.runsResult,
-    );
-  }
-
-  /**
-   * X axis, smoothing, log y.
-   * @param {DraftChart} chart
-   * @returns {HTMLElement}
-   */
-  _display(chart) {
-    const axis = h(
-      "select",
-      {
-        className: "tbmf-cmp-select",
-        attrs: { "aria-label": "X axis" },
-        dataset: { field: "x" },
-        on: {
-          change: () => {
-            chart.x = axis.value;
-            this._changed();
-          },
-        },
-      },
-      AXES.map((a) =>
-        h("option", { text: a.label, title: a.help, attrs: { value: a.id } }),
-      ),
-    );
-    axis.value = chart.x;
-    const margin = chart.kind === "margin";
-    const smoothing = h("input", {
-      className: "tbmf-lay-input tbmf-lay-input--number",
-      attrs: {
-        type: "number",
-        min: 0,
-        max: MAX_SMOOTHING,
-        step: 0.05,
-        disabled: margin,
-        "aria-label": "Smoothing",
-      },
-      title: margin
-        ? "Margin charts are drawn as logged, without smoothing"
-        : "TensorBoard's EMA weight, 0 (off) to 0.99",
-      dataset: { field: "smoothing" },
-      on: {
-        input: () => {
-          const value = Number(smoothing.value);
-          if (smoothing.value !== "" && value >= 0 && value <= MAX_SMOOTHING) {
-            chart.smoothing = value;
-            smoothing.classList.remove("is-invalid");
-            this._changed();
-          } else {
-            smoothing.classList.add("is-invalid");
-          }
-        },
-      },
-    });
-    smoothing.value = String(chart.smoothing);
-    const logY = h("input", {
-      attrs: { type: "checkbox" },
-      dataset: { field: "logY" },
-      on: {
-        change: () => {
-          chart.logY = logY.checked;
-          this._changed();
-        },
-      },
-    });
-    logY.checked = chart.logY;
-    return h(
-      "div",
-      { className: "tbmf-lay-echart__display" },
-      h(
-        "label",
-        { className: "tbmf-lay-setting" },
-        h("span", { text: "X axis" }),
-        axis,
-      ),
-      h(
-        "label",
-        { className: "tbmf-lay-setting" },
-        h("span", { text: "Smoothing" }),
-        smoothing,
-      ),
-      h(
-        "label",
-        { className: "tbmf-lay-check" },
-        logY,
-        h("span", { text: "Log y" }),
-      ),
-    );
   }
 
   /**
@@ -1049,238 +513,8 @@ export class Editor {
   _applyPreview() {
     const preview = this._preview;
     if (!preview) return;
-    const { catalog, state } = this.ctx;
     this._renderValidity(preview.error);
-    const problem = preview.error
-      ? describeProblem(preview.error, this.draft)
-      : null;
-    for (const [key, refs] of this._refs) {
-      const [ci, hi] = key.split(":").map(Number);
-      const chart = this.draft.categories[ci]?.charts[hi];
-      if (!chart) continue;
-      const chartPreview = preview.charts.get(key);
-      const here = problem?.chart === key;
-      refs.element.classList.toggle("has-problem", here);
-      // The problem in the user's words, on the chart it is about.
-      refs.problem.hidden = !here;
-      refs.problem.textContent = here && problem ? problem.fix : "";
-      // Run regex.
-      const runError = chartPreview?.regexErrors.find((e) =>
-        e.path.endsWith(".runs"),
-      );
-      setChildren(refs.runsResult, runError ? regexErrorBox(runError) : null);
-      refs.runsInput?.classList.toggle("is-invalid", Boolean(runError));
-      // Regex rows.
-      refs.rows.forEach((row, k) => {
-        if (!row) return;
-        const result = preview.patterns.get(`${key}:${k}`);
-        row.input.classList.toggle("is-invalid", Boolean(result?.error));
-        if (!chart.patterns[k] || !result) {
-          row.count.textContent = "";
-          row.count.dataset.count = "";
-          setChildren(row.result);
-          return;
-        }
-        if (runError && !result.error) {
-          // An invalid run filter matches nothing: say so, not "0 matches".
-          row.count.textContent = "";
-          row.count.dataset.count = "";
-          setChildren(
-            row.result,
-            h("div", {
-              className: "tbmf-lay-nomatch",
-              text: "Fix the run regex below to see what this matches.",
-            }),
-          );
-          return;
-        }
-        row.count.textContent = result.error
-          ? "invalid"
-          : plural(result.total, "match", "matches");
-        row.count.dataset.count = result.error ? "" : String(result.total);
-        row.count.classList.toggle(
-          "is-zero",
-          !result.error && result.total === 0,
-        );
-        row.count.classList.toggle("is-error", Boolean(result.error));
-        setChildren(
-          row.result,
-          result.error
-            ? regexErrorBox(result.error)
-            : result.total
-              ? pairList(catalog, result.matches, result.total, state)
-              : h("div", {
-                  className: "tbmf-lay-nomatch",
-                  text:
-                    chart.mode === "metrics"
-                      ? "No metric name matches (from its start)."
-                      : "No tag matches (from its start): try a leading .* to match inside tags.",
-                }),
-        );
-      });
-      // Margin rows.
-      refs.series.forEach((row, k) => {
-        if (!row) return;
-        const series = chart.series[k];
-        const matches = (chartPreview?.matches ?? []).filter(
-          (m) =>
-            m.tag === series.value &&
-            m.lower === series.lower &&
-            m.upper === series.upper,
-        );
-        const filled = series.value && series.lower && series.upper;
-        row.count.textContent = filled ? plural(matches.length, "run") : "";
-        row.count.dataset.count = filled ? String(matches.length) : "";
-        row.count.classList.toggle(
-          "is-zero",
-          Boolean(filled) && !matches.length,
-        );
-        const wanted = new Set([series.value, series.lower, series.upper]);
-        const missing = (chartPreview?.missing ?? []).filter((m) =>
-          m.tags.some((t) => wanted.has(t)),
-        );
-        setChildren(
-          row.result,
-          matches.length
-            ? pairList(catalog, matches, matches.length, state)
-            : null,
-          missing.map((m) =>
-            h(
-              "div",
-              {
-                className: "tbmf-lay-missing",
-                dataset: { run: m.run },
-              },
-              icon("info", { size: 14 }),
-              h("span", {
-                text: `${m.run} lacks ${m.tags.join(", ")}: not drawn`,
-              }),
-            ),
-          ),
-        );
-      });
-      // Chart summary, and the chart itself when asked for.
-      this._renderSummary(refs, chart, chartPreview, key);
-      this._renderChart(refs, chart, chartPreview, key);
-    }
-  }
-
-  /**
-   * "The chart draws N series from M runs", and the Show chart toggle.
-   * @param {ChartRefs} refs
-   * @param {DraftChart} chart
-   * @param {import("./api.js").ChartPreview | undefined} preview
-   * @param {string} key "category:chart"
-   */
-  _renderSummary(refs, chart, preview, key) {
-    if (!preview) {
-      setChildren(refs.summary);
-      return;
-    }
-    const runs = [...new Set(preview.matches.map((m) => m.run))];
-    const selected = runs.filter((run) => this.ctx.state.isSelected(run));
-    const shown = this._shownCharts.has(key);
-    refs.summary.dataset.total = String(preview.totalMatches);
-    setChildren(
-      refs.summary,
-      icon("dashboard", { size: 15 }),
-      h("span", {
-        text:
-          preview.totalMatches === 0
-            ? "The chart draws nothing yet."
-            : `The chart draws ${plural(
-                preview.totalMatches,
-                "series",
-                "series",
-              )} from ${plural(runs.length, "run")}` +
-              (selected.length < runs.length
-                ? ` (${selected.length} selected now)`
-                : "") +
-              ".",
-      }),
-      h(
-        "span",
-        { className: "tbmf-lay-echart__runs" },
-        runs.slice(0, 10).map((run) =>
-          h("span", {
-            className: "tbmf-dot",
-            title: run,
-            style: { "--dot": runColor(this.ctx.catalog, run) },
-          }),
-        ),
-      ),
-      h(
-        "button",
-        {
-          className: "tbmf-button tbmf-button--text tbmf-lay-echart__toggle",
-          attrs: { type: "button", "aria-expanded": String(shown) },
-          dataset: { action: "toggle-chart" },
-          title: shown
-            ? "Hide the chart"
-            : "Draw the chart as the dashboard will, from the selected runs",
-          on: {
-            click: () => {
-              if (shown) this._shownCharts.delete(key);
-              else this._shownCharts.add(key);
-              this._renderSummary(refs, chart, preview, key);
-              this._renderChart(refs, chart, preview, key);
-            },
-          },
-        },
-        icon(shown ? "fold" : "unfold", { size: 15 }),
-        shown ? "Hide chart" : "Show chart",
-      ),
-    );
-  }
-
-  /**
-   * Draws (or updates, or removes) a chart's preview under its card.
-   * @param {ChartRefs} refs
-   * @param {DraftChart} chart
-   * @param {import("./api.js").ChartPreview | undefined} preview
-   * @param {string} key
-   */
-  _renderChart(refs, chart, preview, key) {
-    let panel = this._panels.get(key);
-    if (!this._shownCharts.has(key) || !preview) {
-      panel?.destroy();
-      this._panels.delete(key);
-      refs.chartHost.hidden = true;
-      return;
-    }
-    refs.chartHost.hidden = false;
-    const { state } = this.ctx;
-    const pairs = preview.matches.filter((m) => state.isSelected(m.run));
-    const margin = chart.kind === "margin";
-    /** @type {import("./chart_adapter.js").LayoutChartOptions} */
-    const options = {
-      runs: [...new Set(pairs.map((p) => p.run))],
-      kind: chart.kind,
-      pairs,
-      metricIndex: this.spec.metricIndex(),
-      title: chart.title || "(untitled chart)",
-      subtitle: "preview",
-      x: chart.x,
-      smoothing: margin ? 0 : chart.smoothing,
-      logY: chart.logY,
-      baseline: null,
-      height: PREVIEW_CHART_HEIGHT,
-      showExport: false,
-      emptyText: preview.totalMatches
-        ? "No selected run has these series."
-        : "Nothing matches yet.",
-    };
-    if (panel) {
-      panel.update(options);
-    } else {
-      panel = mountLayoutChart(refs.chartHost, this.ctx, options);
-      this._panels.set(key, panel);
-    }
-  }
-
-  _destroyPanels() {
-    for (const panel of this._panels.values()) panel.destroy();
-    this._panels.clear();
+    this._results.apply(preview, this.draft, this._refs);
   }
 
   /**
@@ -1316,124 +550,4 @@ export class Editor {
       h("span", { text }),
     );
   }
-}
-
-/**
- * @typedef {Object} ChartRefs the elements of one chart card
- * @property {HTMLElement} element
- * @property {({input: HTMLInputElement, count: HTMLElement,
- *     result: HTMLElement} | undefined)[]} rows
- * @property {({count: HTMLElement, result: HTMLElement} | undefined)[]} series
- * @property {HTMLElement} runsResult
- * @property {HTMLInputElement} [runsInput]
- * @property {HTMLElement} summary
- * @property {HTMLElement} chartHost the chart drawn from the preview
- * @property {HTMLElement} problem the validation problem in user words
- */
-
-/**
- * @param {{value: string, label: string, placeholder: string,
- *     maxLength: number, field: string, focus: string,
- *     onInput: (value: string) => void}} spec
- * @returns {HTMLInputElement}
- */
-function textInput(spec) {
-  const input = h("input", {
-    className: "tbmf-lay-input",
-    attrs: {
-      type: "text",
-      maxlength: spec.maxLength,
-      spellcheck: "false",
-      autocomplete: "off",
-      placeholder: spec.placeholder,
-      "aria-label": spec.label,
-    },
-    dataset: { field: spec.field, focus: spec.focus },
-    on: { input: () => spec.onInput(input.value) },
-  });
-  input.value = spec.value;
-  return input;
-}
-
-/**
- * A small icon button.
- * @param {import("./icons.js").LayoutIcon} name
- * @param {string} title
- * @param {string} action `data-action`
- * @param {boolean} disabled
- * @param {() => void} onClick
- * @returns {HTMLButtonElement}
- */
-function toolButton(name, title, action, disabled, onClick) {
-  return h(
-    "button",
-    {
-      className: "tbmf-lay-tool",
-      title,
-      attrs: { type: "button", "aria-label": title, disabled },
-      dataset: { action },
-      on: { click: onClick },
-    },
-    icon(name, { size: 16 }),
-  );
-}
-
-/**
- * A segmented control (Compare's look).
- * @param {string} label
- * @param {{value: string, label: string, title: string}[]} choices
- * @param {string} current
- * @param {string} dataKey each button's `data-<dataKey>`
- * @param {(value: string) => void} onPick
- * @returns {HTMLElement}
- */
-function segmented(label, choices, current, dataKey, onPick) {
-  return h(
-    "span",
-    {
-      className: "tbmf-cmp-seg tbmf-lay-seg",
-      attrs: { role: "group", "aria-label": label },
-    },
-    choices.map((choice) =>
-      h("button", {
-        className: `tbmf-cmp-seg__item${choice.value === current ? " is-on" : ""}`,
-        text: choice.label,
-        title: choice.title,
-        attrs: {
-          type: "button",
-          "aria-pressed": String(choice.value === current),
-        },
-        dataset: { [dataKey]: choice.value },
-        on: {
-          click: () => {
-            if (choice.value !== current) onPick(choice.value);
-          },
-        },
-      }),
-    ),
-  );
-}
-
-/**
- * A text button that adds an item (a chart, a regex, a margin series).
- * @param {string} label
- * @param {string} action `data-action`, for tests
- * @param {boolean} disabled at the cap
- * @param {() => void} onClick
- * @returns {HTMLButtonElement}
- */
-function addButton(label, action, disabled, onClick) {
-  return /** @type {HTMLButtonElement} */ (
-    h(
-      "button",
-      {
-        className: "tbmf-button tbmf-button--text tbmf-lay-add",
-        attrs: { type: "button", disabled },
-        dataset: { action },
-        on: { click: onClick },
-      },
-      icon("add", { size: 16 }),
-      label,
-    )
-  );
 }

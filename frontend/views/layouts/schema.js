@@ -1,6 +1,6 @@
 // Layouts as the editor holds them, and the JSON the server takes. No DOM.
 //
-// The server's schema (tb_multiframework/core/layouts.py, docs/api.md):
+// The server's schema (tb_multiframework/core/layouts/schema.py, docs/api.md):
 //   {name, categories: [{title, closed, charts: [{title, kind, tags,
 //    metrics, series: [{value, lower, upper}], runs, x, smoothing, logY}]}]}
 // The editor keeps a draft of the same shape plus blank rows the user has

@@ -1,0 +1,84 @@
+// The chart's legend: a button per series that hides or shows it (with its
+// note, or in a compact scrolling box when there are many).
+
+import { h } from "../dom.js";
+import { MANY_SERIES } from "./chartuplot.js";
+import { swatchStyle } from "./charttooltip.js";
+
+/** @typedef {import("./chartuplot.js").SeriesSlot} SeriesSlot */
+
+/**
+ * Fills the legend: a button per listed series that hides or shows it.
+ * @param {HTMLElement} legend
+ * @param {SeriesSlot[]} slots
+ * @param {Set<string>} hidden keys of the series the user hid
+ * @param {(key: string, event: Event) => void} onToggle
+ */
+export function renderLegend(legend, slots, hidden, onToggle) {
+  const listed = slots.filter((slot) => slot.spec.legend !== false);
+  // Many entries: columns in a box of a few lines that scrolls, notes in
+  // the entry's tooltip, so the legend never pushes the chart away.
+  const compact = listed.length > MANY_SERIES;
+  legend.classList.toggle("is-compact", compact);
+  legend.replaceChildren(
+    ...listed.map((slot) => {
+      const off = hidden.has(slot.key);
+      return h(
+        "button",
+        {
+          className: `tbmf-chart__legend-item${off ? " is-off" : ""}`,
+          title:
+            (compact
+              ? `${slot.spec.label}${slot.spec.note ? ` (${slot.spec.note})` : ""}\n`
+              : "") + (off ? "Show this series" : "Hide this series"),
+          attrs: {
+            type: "button",
+            role: "listitem",
+            "aria-pressed": String(!off),
+          },
+          dataset: { key: slot.key },
+          on: {
+            click: (event) => onToggle(slot.key, event),
+          },
+        },
+        h("span", {
+          className: "tbmf-chart__swatch",
+          style: swatchStyle(slot.color, slot.dash),
+        }),
+        h("span", {
+          className: "tbmf-chart__label",
+          text: slot.spec.label,
+        }),
+        slot.spec.note && !compact
+          ? h("span", {
+              className: "tbmf-chart__note",
+              text: slot.spec.note,
+            })
+          : null,
+      );
+    }),
+  );
+}
+
+/**
+ * Flips one legend entry in place (rebuilding 50 entries for one click
+ * costs a layout of all of them).
+ * @param {HTMLElement} legend
+ * @param {string} key
+ * @param {boolean} hidden
+ * @returns {boolean} false when the legend has no such entry
+ */
+export function updateLegendItem(legend, key, hidden) {
+  const item = [...legend.children].find(
+    (child) => /** @type {HTMLElement} */ (child).dataset.key === key,
+  );
+  if (!item) return false;
+  item.classList.toggle("is-off", hidden);
+  item.setAttribute("aria-pressed", String(!hidden));
+  const action = hidden ? "Show this series" : "Hide this series";
+  const title = /** @type {HTMLElement} */ (item).title;
+  /** @type {HTMLElement} */ (item).title = title.includes("\n")
+    ? `${title.slice(0, title.lastIndexOf("\n"))}\n${action}`
+    : action;
+  return true;
+}

@@ -1,0 +1,31 @@
+// The baseline `<select>` of the Compare and Layouts views.
+
+import { h, setChildren } from "../../dom.js";
+
+/**
+ * Fills a baseline `<select>`: "None", then each candidate run; a baseline
+ * from the URL that is not a candidate stays listed, disabled, so the link
+ * keeps it for when its run comes back.
+ * @param {HTMLSelectElement} select
+ * @param {string[]} candidates
+ * @param {string | null} baseline
+ * @param {string} whyNot shown after a baseline that is not a candidate
+ */
+export function setBaselineOptions(select, candidates, baseline, whyNot) {
+  const options = [
+    h("option", { text: "None", attrs: { value: "" } }),
+    ...candidates.map((run) =>
+      h("option", { text: run, attrs: { value: run } }),
+    ),
+  ];
+  if (baseline && !candidates.includes(baseline)) {
+    options.push(
+      h("option", {
+        text: `${baseline} (${whyNot})`,
+        attrs: { value: baseline, disabled: true },
+      }),
+    );
+  }
+  setChildren(select, options);
+  select.value = baseline && candidates.includes(baseline) ? baseline : "";
+}
