@@ -6,7 +6,7 @@
 // The editor keeps a draft of the same shape plus blank rows the user has
 // not filled in yet; `serializeLayout` drops those before anything is sent.
 
-/** Caps mirrored from core/layouts.py (the server enforces them). */
+/** Caps mirrored from core/layouts/schema.py (the server enforces them). */
 export const MAX_NAME_CHARS = 100; // characters in a layout name
 export const MAX_TITLE_CHARS = 200; // characters in a category/chart title
 export const MAX_CATEGORIES = 50; // categories a layout
