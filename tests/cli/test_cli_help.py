@@ -92,11 +92,13 @@ def test_unknown_axis_names_the_axes(demo_logdir: str) -> None:
 
 
 def test_open_state_keys_match_the_frontend() -> None:
-    """The deep link's keys are the ones state.js and compare.js read."""
+    """The deep link's keys are the ones state.js and the Compare view read."""
     from tb_multiframework.cli import open_tb
 
     state = (Path(ROOT) / "frontend" / "state.js").read_text()
-    compare = (Path(ROOT) / "frontend" / "views" / "compare.js").read_text()
+    compare = (
+        Path(ROOT) / "frontend" / "views" / "compare" / "viewstate.js"
+    ).read_text()
     assert f'PLUGIN_ID = "{open_tb.PLUGIN_ID}"' in state
     assert f'PARENT_PREFIX = "{open_tb.PARENT_PREFIX}"' in state
     assert f'view: "{open_tb.STATE_KEYS["view"]}"' in state

@@ -17,13 +17,11 @@ import {
 import { AXES, DEFAULT_AXIS } from "./axes.js";
 import { setBaselineOptions } from "./baselineselect.js";
 import { DEFAULT_POINTS, MAX_POINTS } from "./panelrequest.js";
-// compare.js imports this module and this one its state helpers: a cycle
-// that is safe because they are only used once the view runs.
-import { COMPARE_KEYS, MAX_SMOOTHING, readCompareState } from "../compare.js";
+import { COMPARE_KEYS, MAX_SMOOTHING, readCompareState } from "./viewstate.js";
 
 /**
  * @typedef {import("../../app.js").ViewContext} ViewContext
- * @typedef {import("../compare.js").CompareState} CompareState
+ * @typedef {import("./viewstate.js").CompareState} CompareState
  */
 
 /** Ways to show batch-level series (`batchValues` of `GET scalars`). */
