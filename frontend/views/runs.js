@@ -480,14 +480,19 @@ class RunsView {
    * @param {RunInfo[]} visible
    */
   _renderSummary(all, visible) {
-    const groups = new Set(all.map((r) => r.group)).size;
+    // A run whose group is itself is not grouped: "50 runs in 50 groups"
+    // would say nothing.
+    const groups = new Set(
+      all.filter((r) => r.group !== r.run).map((r) => r.group),
+    ).size;
     const points = all.reduce((sum, r) => sum + (r.numPoints || 0), 0);
     const shown =
       visible.length === all.length
         ? ""
         : ` · ${formatInt(visible.length)} shown`;
+    const grouped = groups ? ` in ${plural(groups, "group")}` : "";
     this.summary.textContent =
-      `${plural(all.length, "run")} in ${plural(groups, "group")} · ` +
+      `${plural(all.length, "run")}${grouped} · ` +
       `${plural(points, "scalar point")}${shown}`;
   }
 

@@ -534,6 +534,13 @@ def test_runs_tab_select_all_respects_the_filter(
     # is left out.
     assert set(fits["groups"]) == {""}
     assert fits["groupShown"] is False
+    # ... and the summary line counts no groups ("in 50 groups" said
+    # nothing); the points are the routes' own count.
+    points = sum(r["numPoints"] for r in _get(server, "runs", [])["runs"])
+    summary = frame.text_content(".tbmf-runs__summary")
+    assert summary == (
+        f"50 runs · {points:,} scalar points · {len(matching)} shown"
+    )
 
 
 # Outliers.
