@@ -1019,3 +1019,108 @@ def test_core_layouts_imports_no_tensorboard_or_werkzeug() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+# Logged layouts are bounded (anyone can write the files); every part left
+# out is counted.
+
+
+def _logged(categories: int, charts: int, tags: int) -> dict[str, Any]:
+    return {
+        "category": [
+            {
+                "title": f"c{c}",
+                "chart": [
+                    {
+                        "title": f"c{c} chart {k}",
+                        "multiline": {
+                            "tag": [f"t{c}_{k}_{j}" for j in range(tags)]
+                        },
+                    }
+                    for k in range(charts)
+                ],
+            }
+            for c in range(categories)
+        ]
+    }
+
+
+def test_logged_layout_categories_and_charts_are_capped_and_counted() -> None:
+    from tb_multiframework.core.layouts import imported
+
+    n = imported.MAX_IMPORTED_CATEGORIES + 37
+    layout = L.convert_imported_layouts({"r": _logged(n, 1, 1)})
+    assert len(layout.categories) == imported.MAX_IMPORTED_CATEGORIES
+    assert layout.warnings == (
+        f"37 categories beyond the first "
+        f"{imported.MAX_IMPORTED_CATEGORIES:,} left out, with their charts",
+    )
+    per = 7
+    n = imported.MAX_IMPORTED_CHARTS // per + 3  # whole categories
+    layout = L.convert_imported_layouts({"r": _logged(n, per, 1)})
+    kept = sum(len(c.charts) for c in layout.categories)
+    assert kept == imported.MAX_IMPORTED_CHARTS
+    assert layout.warnings[-1].startswith(
+        f"{n * per - imported.MAX_IMPORTED_CHARTS:,} charts left out"
+    )
+
+
+def test_logged_layout_patterns_are_capped_per_chart_and_in_all() -> None:
+    from tb_multiframework.core.layouts import imported
+
+    extra = 23
+    layout = L.convert_imported_layouts(
+        {"r": _logged(1, 1, imported.MAX_IMPORTED_PATTERNS + extra)}
+    )
+    (chart,) = layout.categories[0].charts
+    assert chart.tags == tuple(
+        f"t0_0_{j}" for j in range(imported.MAX_IMPORTED_PATTERNS)
+    )
+    assert layout.warnings == (
+        f"run 'r': category[0].chart[0] 'c0 chart 0': {extra} tag regexes "
+        f"beyond the first {imported.MAX_IMPORTED_PATTERNS} left out",
+    )
+    per_chart = imported.MAX_IMPORTED_PATTERNS
+    charts = imported.MAX_IMPORTED_PATTERNS_TOTAL // per_chart + 5
+    layout = L.convert_imported_layouts({"r": _logged(1, charts, per_chart)})
+    kept = layout.categories[0].charts
+    assert (
+        sum(len(c.tags) for c in kept) == imported.MAX_IMPORTED_PATTERNS_TOTAL
+    )
+    assert layout.warnings[-1].startswith("5 charts left out")
+
+
+def test_logged_layout_warnings_are_capped_and_counted() -> None:
+    from tb_multiframework.core.layouts import imported
+
+    junk = imported.MAX_IMPORTED_WARNINGS + 41
+    layout = L.convert_imported_layouts(
+        {"r": {"category": [{"title": "A", "chart": ["junk"] * junk}]}}
+    )
+    assert len(layout.warnings) == imported.MAX_IMPORTED_WARNINGS + 1
+    assert layout.warnings[-1] == "… and 41 more warnings"
+    assert (
+        layout.warnings[0]
+        == "run 'r': category[0].chart[0]: not an object; skipped"
+    )
+
+
+def test_logged_layout_long_titles_are_cut_after_merging() -> None:
+    long_a = "x" * 300 + "a"
+    long_b = "x" * 300 + "b"
+    chart = {"title": "y" * 1000, "multiline": {"tag": ["loss"]}}
+    layout = L.convert_imported_layouts(
+        {
+            "r": {
+                "category": [
+                    {"title": long_a, "chart": [chart]},
+                    {"title": long_b, "chart": [chart] * 1000},  # one chart
+                ]
+            }
+        }
+    )
+    a, b = layout.categories  # titles equal after the cut stay apart
+    cut = "x" * (L.MAX_TITLE_CHARS - 1) + "…"
+    assert a.title == b.title == cut
+    assert len(b.charts) == 1
+    assert b.charts[0].title == "y" * (L.MAX_TITLE_CHARS - 1) + "…"

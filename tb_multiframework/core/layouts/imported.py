@@ -4,6 +4,15 @@ PyTorch/tensorboardX `add_custom_scalars` and TF `custom_scalar` summaries
 log `tensorboard.Layout` protos; `convert_imported_layouts` merges the
 newest one of each run as TensorBoard does (see its docstring for where we
 differ), keeping the regexes as logged and warning about parts it skips.
+
+Logged layouts come from files anyone can write, so the merge is bounded:
+at most MAX_IMPORTED_CATEGORIES categories, MAX_IMPORTED_CHARTS charts in
+all, MAX_IMPORTED_PATTERNS tag regexes or margin series a chart and
+MAX_IMPORTED_PATTERNS_TOTAL in all (validating 200,000 regexes took 5 s
+under the API's lock), titles cut
+to MAX_TITLE_CHARS for display, and MAX_IMPORTED_WARNINGS warnings; every
+part left out is counted in a warning. TensorBoard has no such bounds; a
+real layout is far inside them.
 """
 
 from __future__ import annotations
@@ -14,12 +23,19 @@ from typing import Any
 
 from tb_multiframework.core.layouts.schema import (
     IMPORTED_LAYOUT_NAME,
+    MAX_TITLE_CHARS,
     Category,
     Chart,
     Layout,
     MarginSeries,
 )
 from tb_multiframework.core.layouts.validation import regex_problem, shorten
+
+MAX_IMPORTED_CATEGORIES = 500
+MAX_IMPORTED_CHARTS = 2_000  # over all categories
+MAX_IMPORTED_PATTERNS = 100  # tag regexes or margin series of one chart
+MAX_IMPORTED_PATTERNS_TOTAL = 10_000  # over all charts (each is validated)
+MAX_IMPORTED_WARNINGS = 100
 
 
 def convert_imported_layouts(
@@ -49,6 +65,8 @@ def convert_imported_layouts(
     warnings: list[str] = []
     merged: list[_ImportedCategory] = []
     by_title: dict[str, _ImportedCategory] = {}
+    charts = patterns = 0
+    left_out = {"categories": 0, "charts": 0}
     for run in sorted(per_run):
         layout = _newest_layout(per_run[run])
         if layout is None:
@@ -62,20 +80,44 @@ def convert_imported_layouts(
             title = _proto_str(raw, "title")
             category = by_title.get(title)
             if category is None:
+                if len(merged) >= MAX_IMPORTED_CATEGORIES:
+                    left_out["categories"] += 1
+                    continue
                 category = _ImportedCategory(title, raw.get("closed") is True)
                 by_title[title] = category
                 merged.append(category)
             category.add_source(run)
             for j, raw_chart in enumerate(_proto_list(raw, "chart")):
-                chart = _import_chart(raw_chart, run, f"{where}.chart[{j}]")
-                if isinstance(chart, str):
-                    warnings.append(chart)
-                else:
-                    category.add_chart(chart, run)
+                if (
+                    charts >= MAX_IMPORTED_CHARTS
+                    or patterns >= MAX_IMPORTED_PATTERNS_TOTAL
+                ):
+                    left_out["charts"] += 1
+                    continue
+                chart, problem = _import_chart(raw_chart, f"{where}.chart[{j}]")
+                if problem is not None:
+                    warnings.append(problem)
+                if chart is not None and category.add_chart(chart, run):
+                    charts += 1
+                    patterns += len(chart.tags) + len(chart.series)
+    if left_out["categories"]:
+        warnings.append(
+            f"{left_out['categories']:,} categories beyond the first "
+            f"{MAX_IMPORTED_CATEGORIES:,} left out, with their charts"
+        )
+    if left_out["charts"]:
+        warnings.append(
+            f"{left_out['charts']:,} charts left out: past "
+            f"{MAX_IMPORTED_CHARTS:,} charts or "
+            f"{MAX_IMPORTED_PATTERNS_TOTAL:,} tag regexes in all"
+        )
     categories = tuple(c.freeze() for c in merged)
     for frozen in categories:
         for chart in frozen.charts:
             warnings.extend(_imported_regex_warnings(frozen, chart))
+    if len(warnings) > MAX_IMPORTED_WARNINGS:
+        more = len(warnings) - MAX_IMPORTED_WARNINGS
+        warnings[MAX_IMPORTED_WARNINGS:] = [f"… and {more:,} more warnings"]
     return Layout(
         name=IMPORTED_LAYOUT_NAME,
         categories=categories,
@@ -93,28 +135,37 @@ class _ImportedCategory:
         self.sources: list[str] = []
         self.charts: list[Chart] = []
         self.chart_sources: list[list[str]] = []
+        self._index: dict[Chart, int] = {}  # equal charts merge
 
     def add_source(self, run: str) -> None:
         if run not in self.sources:
             self.sources.append(run)
 
-    def add_chart(self, chart: Chart, run: str) -> None:
-        try:
-            index = self.charts.index(chart)
-        except ValueError:
+    def add_chart(self, chart: Chart, run: str) -> bool:
+        """Adds a chart, or the run to an equal one; True when new."""
+        index = self._index.get(chart)
+        if index is None:
+            self._index[chart] = len(self.charts)
             self.charts.append(chart)
             self.chart_sources.append([run])
-            return
+            return True
         if run not in self.chart_sources[index]:
             self.chart_sources[index].append(run)
+        return False
 
     def freeze(self) -> Category:
+        # Titles are cut only now: two long titles that differ past the
+        # cut stay apart while merging.
         charts = tuple(
-            dataclasses.replace(chart, source=tuple(sources))
+            dataclasses.replace(
+                chart,
+                title=shorten(chart.title, MAX_TITLE_CHARS),
+                source=tuple(sources),
+            )
             for chart, sources in zip(self.charts, self.chart_sources)
         )
         return Category(
-            title=self.title,
+            title=shorten(self.title, MAX_TITLE_CHARS),
             closed=self.closed,
             charts=charts,
             source=tuple(self.sources),
@@ -134,20 +185,23 @@ def _newest_layout(
     return None
 
 
-def _import_chart(raw: object, run: str, where: str) -> Chart | str:
-    """Converts one logged chart, or says why it was skipped."""
+def _import_chart(raw: object, where: str) -> tuple[Chart | None, str | None]:
+    """Converts one logged chart: (the chart or None, what was wrong)."""
     if not isinstance(raw, Mapping):
-        return f"{where}: not an object; skipped"
+        return None, f"{where}: not an object; skipped"
     title = _proto_str(raw, "title")
     multiline = raw.get("multiline")
     margin = raw.get("margin")
     if isinstance(multiline, Mapping):
-        tags = tuple(
-            t for t in _proto_list(multiline, "tag") if isinstance(t, str)
+        tags = [t for t in _proto_list(multiline, "tag") if isinstance(t, str)]
+        chart = Chart(
+            title=title,
+            kind="multiline",
+            tags=tuple(tags[:MAX_IMPORTED_PATTERNS]),
         )
-        return Chart(title=title, kind="multiline", tags=tags)
+        return chart, _cut(where, title, "tag regexes", len(tags))
     if isinstance(margin, Mapping):
-        series = tuple(
+        series = [
             MarginSeries(
                 _proto_str(s, "value"),
                 _proto_str(s, "lower"),
@@ -155,13 +209,33 @@ def _import_chart(raw: object, run: str, where: str) -> Chart | str:
             )
             for s in _proto_list(margin, "series")
             if isinstance(s, Mapping)
+        ]
+        chart = Chart(
+            title=title,
+            kind="margin",
+            series=tuple(series[:MAX_IMPORTED_PATTERNS]),
         )
-        return Chart(title=title, kind="margin", series=series)
-    return f"{where} {title!r}: neither multiline nor margin; skipped"
+        return chart, _cut(where, title, "margin series", len(series))
+    return (
+        None,
+        f"{where} {shorten(title)!r}: neither multiline nor margin; skipped",
+    )
+
+
+def _cut(where: str, title: str, what: str, count: int) -> str | None:
+    """The warning for a chart's patterns past MAX_IMPORTED_PATTERNS."""
+    if count <= MAX_IMPORTED_PATTERNS:
+        return None
+    return (
+        f"{where} {shorten(title)!r}: {count - MAX_IMPORTED_PATTERNS:,} {what} "
+        f"beyond the first {MAX_IMPORTED_PATTERNS} left out"
+    )
 
 
 def _imported_regex_warnings(category: Category, chart: Chart) -> list[str]:
-    where = f"category {category.title!r}, chart {chart.title!r}"
+    where = (
+        f"category {shorten(category.title)!r}, chart {shorten(chart.title)!r}"
+    )
     runs = ", ".join(chart.source)
     found = []
     if chart.kind == "multiline" and not chart.tags:
