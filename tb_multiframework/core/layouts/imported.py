@@ -9,7 +9,7 @@ Logged layouts come from files anyone can write, so the merge is bounded:
 at most MAX_IMPORTED_CATEGORIES categories, MAX_IMPORTED_CHARTS charts in
 all, MAX_IMPORTED_PATTERNS tag regexes or margin series a chart and
 MAX_IMPORTED_PATTERNS_TOTAL in all (validating 200,000 regexes took 5 s
-under the API's lock), titles cut to MAX_TITLE_CHARS for display, and
+on every `GET layouts`), titles cut to MAX_TITLE_CHARS for display, and
 MAX_IMPORTED_WARNINGS warnings; every part left out is counted in a
 warning. TensorBoard has no such bounds; a real layout is far inside them.
 """
