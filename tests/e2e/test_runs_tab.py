@@ -44,9 +44,11 @@ PLUGIN_PATH = "/data/plugin/tb_multiframework/"
 def _rows(frame: Frame) -> dict[str, dict[str, str]]:
     """Every run row of the table: framework badge, writer, group, points."""
     frame.wait_for_selector(_ROW)
-    rows = frame.eval_on_selector_all(
-        _ROW,
-        """rows => rows.map(row => {
+    # Queried and read in one synchronous call: eval_on_selector_all finds
+    # the rows and evaluates in two steps, and a re-render in between left
+    # detached rows, whose computed style is empty.
+    rows = frame.evaluate(
+        """sel => [...document.querySelectorAll(sel)].map(row => {
           const cell = col => row.querySelector(`td[data-col="${col}"]`);
           const badge = cell("framework").querySelector(".tbmf-badge");
           return {
@@ -63,6 +65,7 @@ def _rows(frame: Frame) -> dict[str, dict[str, str]]:
             steps: cell("steps").textContent,
           };
         })""",
+        _ROW,
     )
     return {row["run"]: row for row in rows}
 
