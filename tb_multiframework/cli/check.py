@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from collections.abc import Callable
 from typing import Any
 
 from tb_multiframework.cli import common, export, selection
@@ -210,14 +211,7 @@ def _metric_result(
     found = parity.check_tolerance(
         aligned, rtol=args.rtol, atol=args.atol, window=args.window
     )
-    out.update(
-        passed=found.passed,
-        checked=found.checked,
-        violations=found.violations,
-        checkedRange=list(found.window),
-        first=_violation_json(found.first),
-        worst=_violation_json(found.worst),
-    )
+    out.update(_verdict_json(found, _violation_json))
     return out
 
 
@@ -267,14 +261,7 @@ def _histogram_result(
         limits,
         window=args.window,
     )
-    out.update(
-        passed=check.passed,
-        checked=check.checked,
-        violations=check.violations,
-        checkedRange=list(check.window),
-        first=_distance_json(check.first),
-        worst=_distance_json(check.worst),
-    )
+    out.update(_verdict_json(check, _distance_json))
     return out
 
 
@@ -312,6 +299,20 @@ def _range(x: Any) -> list[float] | None:
 
 def _window_json(window: Any) -> Any:
     return list(window) if isinstance(window, tuple) else window
+
+
+def _verdict_json(
+    found: Any, describe: Callable[[Any], dict[str, Any] | None]
+) -> dict[str, Any]:
+    """A parity check's verdict (scalars or histograms) as JSON fields."""
+    return {
+        "passed": found.passed,
+        "checked": found.checked,
+        "violations": found.violations,
+        "checkedRange": list(found.window),
+        "first": describe(found.first),
+        "worst": describe(found.worst),
+    }
 
 
 def _violation_json(v: Any) -> dict[str, Any] | None:
