@@ -9,7 +9,7 @@
 //   run, tag, axis ──histograms──> ridge charts for context
 // Everything the user chose lives in the URL state (keys in model.js KEYS).
 
-import { createRidgeChart } from "../../components/histchart.js";
+import { createRidgeChart } from "../../components/ridgechart.js";
 import { RUN_PALETTE, runColor } from "../../colors.js";
 import { h, setChildren } from "../../dom.js";
 import { formatValue } from "../../format.js";
@@ -154,7 +154,7 @@ export class HistogramsView {
       ),
       this._ridgeGrid,
     );
-    /** @type {{a: import("../../components/histchart.js").RidgeChart | null, b: import("../../components/histchart.js").RidgeChart | null}} */
+    /** @type {{a: import("../../components/ridgechart.js").RidgeChart | null, b: import("../../components/ridgechart.js").RidgeChart | null}} */
     this._ridges = { a: null, b: null };
     this._body = h(
       "div",
