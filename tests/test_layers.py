@@ -1,7 +1,7 @@
 """The package's folders are its layers: no module imports a layer above it.
 
 Data flows settings/core → store → ingest → cache → sources → api → wiring →
-plugin routes and the `tbmf` CLI (../shared/DESIGN.md). Each module's imports
+plugin routes, the `tbmf` CLI and the Python API `frames` (../shared/DESIGN.md). Each module's imports
 of `tb_multiframework.*` are read from its source with `ast` (function-level,
 lazy imports included) and checked against the layer order below.
 """
@@ -29,6 +29,9 @@ ALLOWED = {
     "wiring": {"api", "sources", "ingest", "store", "settings", "core"},
     "plugin": {"wiring", "api", "sources", "store", "settings", "core"},
     "cli": {"cli", "wiring", "api", "settings", "core"},
+    # The Python API (`tb_multiframework.read`): a front door beside the
+    # routes and the CLI, on the same wiring and api.
+    "frames": {"frames", "wiring", "api", "sources", "store", "core"},
 }
 # The package's own metadata (`__version__`) may be read from anywhere.
 _ROOT_NAMES = {"__version__"}

@@ -180,7 +180,7 @@ def aggregates(
     axis: str,
     smoothing: float,
     smoothing_mode: str,
-    points: int,
+    points: int | None,
     x_range: tuple[float, float] | None,
     place: Callable[
         [Selection, str, float, str], PlacedSeries | Excluded
@@ -192,7 +192,8 @@ def aggregates(
         selections: The selected series.
         group_names: The group of each selection (same order).
         query: groupBy, aggregate, band, baselineGroup.
-        axis, smoothing, smoothing_mode, points, x_range: as for scalars.
+        axis, smoothing, smoothing_mode, points, x_range: as for scalars
+          (`points` None: every grid point, no downsampling).
         place: Places a member (`place_series`, or the api's cache of it).
 
     Raises:
@@ -212,7 +213,7 @@ def aggregates(
             f"baseline group {baseline!r} is not among the groups "
             f"{sorted(by_group)}"
         )
-    buckets = buckets_for(points)
+    buckets = None if points is None else buckets_for(points)
     out = []
     # Curves kept for the group differences only; without a baseline each
     # group's placed series are dropped once it is aggregated, so memory
@@ -270,7 +271,7 @@ def _window(
 def _aggregate_json(
     stats: agg.Stats,
     band: str,
-    buckets: int,
+    buckets: int | None,
     x_range: tuple[float, float] | None,
 ) -> dict[str, Any]:
     lo, hi = _window(stats.x, x_range)
@@ -278,9 +279,21 @@ def _aggregate_json(
     total = int(stats.x.size)
     if x.size == 0:
         return _empty_aggregate(total)
+    bounds = stats.band(band)
+    if buckets is None:
+        return {
+            "x": x,
+            "y": y,
+            "yMin": y,
+            "yMax": y,
+            "lower": None if bounds is None else bounds[0][lo:hi],
+            "upper": None if bounds is None else bounds[1][lo:hi],
+            "count": stats.count[lo:hi],
+            "total": total,
+            "returned": int(x.size),
+        }
     down = downsample_minmax(x, y, buckets=buckets)
     kept = down.indices
-    bounds = stats.band(band)
     lower = upper = None
     if bounds is not None:
         lower = agg.bucket_envelope(
@@ -319,7 +332,7 @@ def _empty_aggregate(total: int) -> dict[str, Any]:
 
 def _group_diff_json(
     found: agg.GroupDiff,
-    buckets: int,
+    buckets: int | None,
     x_range: tuple[float, float] | None,
 ) -> dict[str, Any]:
     lo, hi = _window(found.x, x_range)
@@ -328,6 +341,22 @@ def _group_diff_json(
         out = _empty_aggregate(int(found.x.size))
         out.update(separated=None, countBaseline=[])
         return out
+    if buckets is None:
+        return {
+            "x": x,
+            "y": y,
+            "yMin": y,
+            "yMax": y,
+            "lower": None if found.lower is None else found.lower[lo:hi],
+            "upper": None if found.upper is None else found.upper[lo:hi],
+            "separated": (
+                None if found.separated is None else found.separated[lo:hi]
+            ),
+            "count": found.count_a[lo:hi],
+            "countBaseline": found.count_b[lo:hi],
+            "total": int(found.x.size),
+            "returned": int(x.size),
+        }
     down = downsample_minmax(x, y, buckets=buckets)
     kept = down.indices
     lower = upper = separated = None

@@ -57,7 +57,7 @@ class ScalarQuery:
     x: str = "step"
     smoothing: float = 0.0
     smoothing_mode: str = "ema"
-    points: int = 1000
+    points: int | None = 1000  # None: every point (in-process callers)
     baseline: str | None = None
     diff_mode: str = "difference"
     x_range: tuple[float, float] | None = None

@@ -381,7 +381,21 @@ class Api:
             )
         return self._layout_store
 
-    # In-process callers (the `tbmf` command line).
+    # In-process callers (the `tbmf` command line, the Python API).
+
+    def context(self) -> Context:
+        """What every answer reads about the runs, for the current data
+        (run summaries and facts, epoch maps, the metric index, the
+        experiments); rebuilt when the data or the config changes."""
+        return self._context()
+
+    def scalar_payload(self, query: ScalarQuery) -> dict[str, Any]:
+        """The `GET scalars` answer as a dict of numpy arrays, uncached.
+
+        `query.points` may be None here (every point, no downsampling),
+        which the route never asks for.
+        """
+        return self._scalar_answers.payload(query)
 
     def selections(
         self, query: ScalarQuery

@@ -23,6 +23,7 @@ from .downsample import (
     KEEP_ALL_FACTOR,
     MAX_POINTS,
     downsample_sorted,
+    keep_all,
 )
 from .placement import (
     PlacedSeries,
@@ -36,6 +37,7 @@ from .types import Excluded, FloatArray, Int64Array
 
 __all__ = [
     "EXPORT_COLUMNS",
+    "FULL_RESOLUTION",
     "MAX_SELECTIONS",
     "Comparison",
     "DiffResult",
@@ -53,6 +55,7 @@ __all__ = [
 ]
 
 MAX_SELECTIONS = 100  # series per request
+FULL_RESOLUTION = None  # `points` that keeps every point (no downsampling)
 EXPORT_COLUMNS = ("x", "run", "tag", "step", "wall_time", "value", "smoothed")
 
 
@@ -137,7 +140,7 @@ class Comparison:
     axis: str
     smoothing: float
     smoothing_mode: str
-    points: int
+    points: int | None
     diff_mode: str
     baseline: str | None
     series: tuple[SeriesResult, ...]
@@ -180,7 +183,7 @@ def compare_scalars(
     axis: str,
     smoothing: float = 0.0,
     smoothing_mode: str = "ema",
-    points: int = DEFAULT_POINTS,
+    points: int | None = DEFAULT_POINTS,
     baseline: str | None = None,
     diff_mode: str = "difference",
     x_range: tuple[float, float] | None = None,
@@ -195,7 +198,9 @@ def compare_scalars(
         smoothing_mode: "ema" (TensorBoard's) or "time" (x-aware).
         points: Points to return per series at most (about), 1..MAX_POINTS:
             a longer series is cut into `buckets_for(points)` x buckets,
-            each keeping its first, last, min and max point.
+            each keeping its first, last, min and max point. None returns
+            every point (`FULL_RESOLUTION`: in-process callers such as the
+            Python API; the routes always bound it).
         baseline: Run name of the baseline; the first selection of that run
             is the baseline series. None: no diffs.
         diff_mode: "difference" (A - B) or "ratio" (A / B).
@@ -234,7 +239,7 @@ def compare_scalars(
         axis=axis,
         smoothing=float(smoothing),
         smoothing_mode=smoothing_mode,
-        points=int(points),
+        points=None if points is None else int(points),
         diff_mode=diff_mode,
         baseline=baseline,
         series=series,
@@ -315,7 +320,7 @@ def _export_rows(
 def _series_result(
     sel: Selection,
     placed: PlacedSeries | Excluded,
-    points: int,
+    points: int | None,
     x_range: tuple[float, float] | None,
 ) -> SeriesResult:
     total = int(np.asarray(sel.series.values).size)
@@ -335,11 +340,16 @@ def _series_result(
             excluded=placed.reason,
         )
     lo, hi = _window(placed.x, x_range)
-    buckets = buckets_for(points)
-    down = placed.memo(
-        ("minmax", lo, hi, buckets),
-        lambda: downsample_sorted(placed.x[lo:hi], placed.y[lo:hi], buckets),
-    )
+    if points is None:
+        down = keep_all(placed.x[lo:hi], placed.y[lo:hi])
+    else:
+        buckets = buckets_for(points)
+        down = placed.memo(
+            ("minmax", lo, hi, buckets),
+            lambda: downsample_sorted(
+                placed.x[lo:hi], placed.y[lo:hi], buckets
+            ),
+        )
     picked = down.indices + lo
     return SeriesResult(
         run=sel.run.run,
@@ -360,7 +370,7 @@ def _diffs(
     placed: Sequence[PlacedSeries | Excluded],
     baseline: str,
     diff_mode: str,
-    points: int,
+    points: int | None,
     x_range: tuple[float, float] | None,
 ) -> tuple[DiffResult, ...]:
     base_i = next(
@@ -417,7 +427,7 @@ def _diff_result(
     base_sel: Selection,
     base: _Unique,
     diff_mode: str,
-    points: int,
+    points: int | None,
     x_range: tuple[float, float] | None,
 ) -> DiffResult:
     grid = union_grid(p.x, base.x, x_range=x_range)
@@ -425,7 +435,12 @@ def _diff_result(
         return _empty_diff(sel, base_sel, None)
     raw = combine(grid.read_a(p.y), grid.read_b(base.y), diff_mode)
     lo, hi = _window(grid.x, x_range)
-    down = downsample_sorted(grid.x[lo:hi], raw[lo:hi], buckets_for(points))
+    if points is None:
+        down = keep_all(grid.x[lo:hi], raw[lo:hi])
+    else:
+        down = downsample_sorted(
+            grid.x[lo:hi], raw[lo:hi], buckets_for(points)
+        )
     picked = down.indices + lo
     if p.smoothed is p.y and base.smoothed is base.y:
         smoothed = down.y
@@ -488,7 +503,7 @@ def check_arguments(
     axis: str,
     smoothing: float = 0.0,
     smoothing_mode: str = "ema",
-    points: int = DEFAULT_POINTS,
+    points: int | None = DEFAULT_POINTS,
     diff_mode: str = "difference",
     x_range: tuple[float, float] | None = None,
 ) -> None:
@@ -503,16 +518,18 @@ def _validate(
     axis: str,
     smoothing: float,
     smoothing_mode: str,
-    points: int,
+    points: int | None,
     diff_mode: str,
     x_range: tuple[float, float] | None,
 ) -> None:
     check_placement(axis, smoothing, smoothing_mode)
-    if isinstance(points, bool) or not isinstance(points, (int, np.integer)):
+    if points is not None and (
+        isinstance(points, bool) or not isinstance(points, (int, np.integer))
+    ):
         raise ValueError(  # noqa: TRY004
             f"points must be an integer, got {points!r}"
         )
-    if not 1 <= points <= MAX_POINTS:
+    if points is not None and not 1 <= points <= MAX_POINTS:
         raise ValueError(f"points must be in [1, {MAX_POINTS}], got {points}")
     if diff_mode not in DIFF_MODES:
         raise ValueError(

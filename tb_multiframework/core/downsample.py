@@ -76,6 +76,13 @@ def downsample_minmax(
     return downsample_sorted(xs, ys, buckets)
 
 
+def keep_all(xs: FloatArray, ys: FloatArray) -> Downsampled:
+    """Every point, shaped like a downsampling (`y_min == y_max == y`)."""
+    total = int(xs.size)
+    idx = np.arange(total, dtype=np.int64)
+    return Downsampled(xs, ys, ys, ys, idx, total, total)
+
+
 def downsample_sorted(
     xs: FloatArray, ys: FloatArray, buckets: int
 ) -> Downsampled:
@@ -88,8 +95,7 @@ def downsample_sorted(
     """
     total = int(xs.size)
     if total <= KEEP_ALL_FACTOR * buckets:
-        idx = np.arange(total, dtype=np.int64)
-        return Downsampled(xs, ys, ys, ys, idx, total, total)
+        return keep_all(xs, ys)
     starts = _segment_starts(xs, buckets)
     ends = np.empty_like(starts)
     ends[:-1] = starts[1:] - 1
