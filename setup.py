@@ -73,7 +73,19 @@ setup(
             # TensorBoard's S3 filesystem uses.
             "moto[server]>=5",
             "boto3",
+            # The Python API (tests/frames): pandas frames, the tbparse
+            # differential test, the worked notebook run on a real kernel,
+            # compare(...).plot().
+            "pandas>=1.5",
+            "tbparse>=0.0.9",
+            "nbclient>=0.7",
+            "nbformat>=5.7",
+            "ipykernel>=6",
+            "matplotlib>=3.5",
         ],
+        # DataFrames from the Python API (`tb_multiframework.read`);
+        # without pandas its frames are numpy `Table`s.
+        "pandas": ["pandas>=1.5"],
         # Lightning's hparams.yaml and config.yaml beside the logs.
         "yaml": ["pyyaml>=5.1"],
     },
