@@ -18,6 +18,7 @@ import numpy as np
 
 MAX_ROWS = 60  # rows of a frame shown in a notebook
 MAX_CELL_CHARS = 300  # characters of one cell shown (the rest elided)
+MAX_HPARAM_COLUMNS = 12  # hyper-parameter columns a runs table shows
 FRAMEWORK_COLOURS = {
     "pytorch": "#ee4c2c",
     "tensorflow": "#e37400",
@@ -134,14 +135,56 @@ def table_html(
 
 
 def frame_html(frame: Any, note: str = "") -> str:
-    """`table_html` of a pandas DataFrame (badges, warnings, escaping)."""
-    names = [_label(c) for c in frame.columns]
-    columns = [frame.iloc[: MAX_ROWS + 1, i].tolist() for i in range(len(names))]
+    """`table_html` of a pandas DataFrame (badges, warnings, escaping).
+
+    A runs frame shows at most `MAX_HPARAM_COLUMNS` hyper-parameter columns,
+    those whose values differ between runs, most often set first, and says
+    how many it leaves out.
+    """
+    positions = list(range(len(frame.columns)))
+    if frame.attrs.get("tbmf") == "runs":
+        positions, hidden = _runs_columns(frame)
+        if hidden:
+            note = " · ".join(
+                n
+                for n in (
+                    note,
+                    f"{hidden} hyper-parameter columns not shown (the same "
+                    f"for every run, or past {MAX_HPARAM_COLUMNS})",
+                )
+                if n
+            )
+    names = [_label(frame.columns[i]) for i in positions]
+    columns = [frame.iloc[: MAX_ROWS + 1, i].tolist() for i in positions]
     index = None
     if frame.index.name is not None:
         index = (str(frame.index.name), frame.index[: MAX_ROWS + 1].tolist())
     return table_html(
         names, columns, rows=len(frame), note=note, index=index
+    )
+
+
+def _runs_columns(frame: Any) -> tuple[list[int], int]:
+    """Positions of the runs frame's columns to show, and hidden count."""
+    fixed, varying = [], []
+    hparams = 0
+    for i, name in enumerate(frame.columns):
+        if not str(name).startswith("hparam:"):
+            fixed.append(i)
+            continue
+        hparams += 1
+        values = [
+            "" if _missing(v) else cell_text(v) for v in frame.iloc[:, i].tolist()
+        ]
+        if len(set(values)) > 1:
+            varying.append((-sum(1 for v in values if v), str(name), i))
+    shown = [i for _, _, i in sorted(varying)[:MAX_HPARAM_COLUMNS]]
+    return fixed + sorted(shown), hparams - len(shown)
+
+
+def _missing(value: Any) -> bool:
+    return value is None or (
+        isinstance(value, (float, np.floating)) and math.isnan(value)
     )
 
 

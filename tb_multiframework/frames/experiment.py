@@ -20,6 +20,8 @@ import numpy as np
 from tb_multiframework import wiring
 from tb_multiframework.api.anomalies import AnomalyQuery
 from tb_multiframework.api.scalars import ScalarQuery
+from tb_multiframework.core import groups
+from tb_multiframework.core.aggregate import AGGREGATES, BANDS, check_choice
 from tb_multiframework.frames import display, progress, tables
 from tb_multiframework.frames.compare import aggregate_columns, compare_columns
 from tb_multiframework.frames.names import (
@@ -382,6 +384,10 @@ class Experiment:
         the definitions are the tab's (docs/conventions.md "Groups and
         aggregates").
         """
+        check_name(by, "by")
+        groups.check_group_by(by)
+        check_choice(center, AGGREGATES[1:], "center")
+        check_choice(band, BANDS, "band")
         key, run_names = self._selection(metric, tag, runs)
         query = ScalarQuery(
             runs=run_names,
