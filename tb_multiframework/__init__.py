@@ -5,7 +5,7 @@ when it loads the plugin's entry point. The Python API (`read`, ...) and
 its numpy/protobuf/pandas imports load on first use (PEP 562).
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
@@ -23,12 +23,17 @@ _API_NAMES = frozenset(
 )
 
 
-def __getattr__(name: str) -> Any:
-    if name in _API_NAMES:
-        from tb_multiframework import frames  # noqa: PLC0415
+# Not for type checkers: they would follow the import into the whole stack.
+if not TYPE_CHECKING:
 
-        return getattr(frames, name)
-    raise AttributeError(f"module 'tb_multiframework' has no attribute {name!r}")
+    def __getattr__(name: str) -> Any:
+        if name in _API_NAMES:
+            from tb_multiframework import frames  # noqa: PLC0415
+
+            return getattr(frames, name)
+        raise AttributeError(
+            f"module 'tb_multiframework' has no attribute {name!r}"
+        )
 
 
 def __dir__() -> list[str]:

@@ -438,9 +438,7 @@ def _diff_result(
     if points is None:
         down = keep_all(grid.x[lo:hi], raw[lo:hi])
     else:
-        down = downsample_sorted(
-            grid.x[lo:hi], raw[lo:hi], buckets_for(points)
-        )
+        down = downsample_sorted(grid.x[lo:hi], raw[lo:hi], buckets_for(points))
     picked = down.indices + lo
     if p.smoothed is p.y and base.smoothed is base.y:
         smoothed = down.y

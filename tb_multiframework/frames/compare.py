@@ -39,9 +39,7 @@ def _index(xs: Sequence[np.ndarray]) -> np.ndarray:
     return np.unique(np.concatenate([np.asarray(x, np.float64) for x in xs]))
 
 
-def _on_index(
-    index: np.ndarray, x: np.ndarray, y: np.ndarray
-) -> np.ndarray:
+def _on_index(index: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """y (one per unique sorted x) spread onto the index, NaN elsewhere."""
     out = np.full(index.size, np.nan)
     out[np.searchsorted(index, x)] = y
@@ -56,7 +54,9 @@ def series_labels(
     runs = [s["run"] for s in series]
     labels = {
         (s["run"], s["tag"]): (
-            s["run"] if runs.count(s["run"]) == 1 else f"{s['run']} [{s['tag']}]"
+            s["run"]
+            if runs.count(s["run"]) == 1
+            else f"{s['run']} [{s['tag']}]"
         )
         for s in series
     }

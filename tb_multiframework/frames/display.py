@@ -72,9 +72,15 @@ def badge(framework: Any) -> str:
 
 
 def _warnings_cell(value: Any) -> str:
-    items = [] if value is None else list(value) if isinstance(
-        value, (list, tuple, np.ndarray)
-    ) else [value]
+    items = (
+        []
+        if value is None
+        else (
+            list(value)
+            if isinstance(value, (list, tuple, np.ndarray))
+            else [value]
+        )
+    )
     items = [cell_text(v) for v in items if cell_text(v)]
     if not items:
         return ""
@@ -159,9 +165,7 @@ def frame_html(frame: Any, note: str = "") -> str:
     index = None
     if frame.index.name is not None:
         index = (str(frame.index.name), frame.index[: MAX_ROWS + 1].tolist())
-    return table_html(
-        names, columns, rows=len(frame), note=note, index=index
-    )
+    return table_html(names, columns, rows=len(frame), note=note, index=index)
 
 
 def _runs_columns(frame: Any) -> tuple[list[int], int]:
@@ -174,7 +178,8 @@ def _runs_columns(frame: Any) -> tuple[list[int], int]:
             continue
         hparams += 1
         values = [
-            "" if _missing(v) else cell_text(v) for v in frame.iloc[:, i].tolist()
+            "" if _missing(v) else cell_text(v)
+            for v in frame.iloc[:, i].tolist()
         ]
         if len(set(values)) > 1:
             varying.append((-sum(1 for v in values if v), str(name), i))
@@ -215,7 +220,15 @@ def experiment_html(
         parts = [f"{warned} runs with warnings"] if warned else []
         parts += [escape(e) for e in errors]
         problems = f'<div class="tbmf-w">⚠ {" · ".join(parts)}</div>'
-    names = ["run", "framework", "writer", "trainer", "group", "points", "warnings"]
+    names = [
+        "run",
+        "framework",
+        "writer",
+        "trainer",
+        "group",
+        "points",
+        "warnings",
+    ]
     columns = [[run[n] for run in runs] for n in names]
     head = (
         f"<div><b>{escape(logdir)}</b>: {len(runs)} runs · "

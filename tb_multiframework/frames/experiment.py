@@ -130,7 +130,8 @@ class Experiment:
             "config_hash": "configHash",
         }
         columns: dict[str, Any] = {
-            name: _column([r[key] for r in runs]) for name, key in fields.items()
+            name: _column([r[key] for r in runs])
+            for name, key in fields.items()
         }
         columns["attempts"] = np.array(
             [len(r["attempts"]) for r in runs], dtype=np.int64
@@ -147,13 +148,27 @@ class Experiment:
         """The metric index (`GET metrics`): one row per (metric key, run,
         tag), with the member's level and what its numbers are."""
         rows = [
-            (e["key"], e["name"], e["level"], m["run"], m["tag"], m["level"],
-             m["aggregation"])
+            (
+                e["key"],
+                e["name"],
+                e["level"],
+                m["run"],
+                m["tag"],
+                m["level"],
+                m["aggregation"],
+            )
             for e in self._api.metrics()["metrics"]
             for m in e["members"]
         ]
-        names = ("key", "name", "level", "run", "tag", "member_level",
-                 "aggregation")
+        names = (
+            "key",
+            "name",
+            "level",
+            "run",
+            "tag",
+            "member_level",
+            "aggregation",
+        )
         return self._frame(
             {n: _objects([r[i] for r in rows]) for i, n in enumerate(names)},
             attrs={"tbmf": "metrics"},
@@ -195,7 +210,9 @@ class Experiment:
         tag_set = None
         if tags is not None:
             tag_list = [tags] if isinstance(tags, str) else list(tags)
-            every = sorted({t for s in ctx.summaries.values() for t in s.scalar_tags})
+            every = sorted(
+                {t for s in ctx.summaries.values() for t in s.scalar_tags}
+            )
             for tag in tag_list:
                 if check_name(tag, "a tag") not in every:
                     raise UnknownNameError("tag", tag, every)
@@ -209,7 +226,8 @@ class Experiment:
                 for t in (m.tag, *m.aliases)
             }
             run_names = tuple(
-                r for r in (run_names or sorted(ctx.summaries))
+                r
+                for r in (run_names or sorted(ctx.summaries))
                 if any(run == r for run, _ in pairs)
             )
             tag_set = {t for _, t in pairs} & (tag_set or {t for _, t in pairs})
@@ -254,12 +272,22 @@ class Experiment:
         """`histograms` of some runs or tags (names as in `scalar_frame`)."""
         ctx = self._api.context()
         run_names = resolve_runs(runs, sorted(ctx.summaries))
-        tag_list = None if tags is None else (
-            [tags] if isinstance(tags, str) else list(tags)
+        tag_list = (
+            None
+            if tags is None
+            else ([tags] if isinstance(tags, str) else list(tags))
         )
         rows: dict[str, list[Any]] = {
-            k: [] for k in ("run", "tag", "step", "epoch", "wall_time",
-                            "edges", "counts")
+            k: []
+            for k in (
+                "run",
+                "tag",
+                "step",
+                "epoch",
+                "wall_time",
+                "edges",
+                "counts",
+            )
         }
         for run in run_names or sorted(ctx.summaries):
             for tag in ctx.summaries[run].histogram_tags:
@@ -311,7 +339,9 @@ class Experiment:
         check_name(tag, "tag")
         having = [r for r in names if tag in ctx.summaries[r].scalar_tags]
         if not having:
-            every = sorted({t for s in ctx.summaries.values() for t in s.scalar_tags})
+            every = sorted(
+                {t for s in ctx.summaries.values() for t in s.scalar_tags}
+            )
             raise UnknownNameError("tag", str(tag), every)
         return None, run_names or tuple(having)
 
@@ -408,7 +438,10 @@ class Experiment:
         attrs["metric"] = key or tag
         _warn_left_out(attrs)
         return self._frame(
-            columns, attrs=attrs, index=(x, index), column_names=("group", "stat")
+            columns,
+            attrs=attrs,
+            index=(x, index),
+            column_names=("group", "stat"),
         )
 
     def anomalies(
@@ -436,8 +469,17 @@ class Experiment:
         )
         payload = self._api.anomaly_payload(query)
         found = payload["anomalies"]
-        names = ("run", "tag", "metric", "kind", "step", "endStep",
-                 "severity", "message", "cause")
+        names = (
+            "run",
+            "tag",
+            "metric",
+            "kind",
+            "step",
+            "endStep",
+            "severity",
+            "message",
+            "cause",
+        )
         columns: dict[str, Any] = {
             _snake(n): _column([a[n] for a in found]) for n in names
         }
@@ -447,8 +489,12 @@ class Experiment:
         columns["x_end"] = np.array(
             [np.nan if a["x"] is None else a["x"][1] for a in found], np.float64
         )
-        attrs = {"tbmf": "anomalies", "x": x, "total": payload["total"],
-                 "truncated": payload["truncated"]}
+        attrs = {
+            "tbmf": "anomalies",
+            "x": x,
+            "total": payload["total"],
+            "truncated": payload["truncated"],
+        }
         return self._frame(columns, attrs=attrs)
 
     def config_diff(self, runs: Sequence[str]) -> Any:
@@ -479,7 +525,9 @@ class Experiment:
         runs, errors = self._summary()
         frameworks: dict[str, int] = {}
         for run in runs:
-            frameworks[run["framework"]] = frameworks.get(run["framework"], 0) + 1
+            frameworks[run["framework"]] = (
+                frameworks.get(run["framework"], 0) + 1
+            )
         kinds = ", ".join(f"{k} {v}" for k, v in sorted(frameworks.items()))
         points = sum(r["numPoints"] for r in runs)
         warned = sum(1 for r in runs if r["warnings"])
@@ -549,7 +597,9 @@ def read(
     if config is not None:
         config_path = os.path.expanduser(os.fspath(config))
         if not os.path.isfile(config_path):
-            raise FileNotFoundError(f"config file {config_path!r} does not exist")
+            raise FileNotFoundError(
+                f"config file {config_path!r} does not exist"
+            )
     stack = wiring.build_stack(
         path,
         config_path=config_path,
@@ -561,7 +611,8 @@ def read(
         if config_path:
             raise ValueError(stack.config_file.error)
         warnings.warn(
-            f"{stack.config_file.error}; reading without it", TbmfWarning,
+            f"{stack.config_file.error}; reading without it",
+            TbmfWarning,
             stacklevel=2,
         )
     experiment = Experiment(path, stack, pandas, progress_bar)
@@ -586,7 +637,9 @@ def _checked_logdir(logdir: str | os.PathLike[str]) -> str:
                 "s3://, Google credentials for gs://)"
             )
         return path
-    local = os.path.expanduser(path[len("file://") :] if "://" in path else path)
+    local = os.path.expanduser(
+        path[len("file://") :] if "://" in path else path
+    )
     if not os.path.exists(local):
         raise FileNotFoundError(f"logdir {path!r} does not exist")
     if not os.path.isdir(local):
@@ -642,7 +695,9 @@ def _column(values: list[Any]) -> np.ndarray:
     """A numpy column: int64/float64/bool when every value is one, else objects."""
     if values and all(isinstance(v, bool) for v in values):
         return np.array(values, dtype=bool)
-    if values and all(isinstance(v, int) and not isinstance(v, bool) for v in values):
+    if values and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values
+    ):
         return np.array(values, dtype=np.int64)
     if values and all(
         isinstance(v, (int, float)) and not isinstance(v, bool) for v in values

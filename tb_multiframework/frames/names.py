@@ -28,12 +28,16 @@ class UnknownNameError(LookupError):
             name, list(choices), n=_SUGGESTED, cutoff=0.5
         )
         if self.closest:
-            found = "did you mean " + " or ".join(
-                repr(c) for c in self.closest
-            ) + "?"
+            found = (
+                "did you mean "
+                + " or ".join(repr(c) for c in self.closest)
+                + "?"
+            )
         elif choices:
             shown = ", ".join(repr(c) for c in list(choices)[:_LISTED])
-            more = f", … ({len(choices)} in all)" if len(choices) > _LISTED else ""
+            more = (
+                f", … ({len(choices)} in all)" if len(choices) > _LISTED else ""
+            )
             found = f"{kind}s: {shown}{more}"
         else:
             found = f"there are no {kind}s"

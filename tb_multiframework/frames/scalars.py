@@ -78,7 +78,9 @@ def check_columns(columns: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(c for c in SCALAR_COLUMNS if c in wanted)
 
 
-def metric_of_tags(ctx: Context) -> dict[tuple[str, str], tuple[str, str | None]]:
+def metric_of_tags(
+    ctx: Context,
+) -> dict[tuple[str, str], tuple[str, str | None]]:
     """(run, tag) -> (canonical name, member level), as `GET metrics` says.
 
     Keras' `evaluation_*_vs_iterations` aliases get their `epoch_*` tag's.
@@ -131,12 +133,16 @@ def scalar_columns(
     run_names = tuple(sorted({run for run, _ in series}))
     tag_names = tuple(sorted({tag for _, tag in series}))
     metrics = metric_of_tags(ctx)
-    metric_names = tuple(sorted({metrics[k][0] for k in series if k in metrics}))
+    metric_names = tuple(
+        sorted({metrics[k][0] for k in series if k in metrics})
+    )
     counts = {
         run: store.series_counts(run)[0] for run in run_names
     }  # points per tag, without decoding
     total = sum(counts[run][tag] for run, tag in series)
-    builder = _Builder(columns, total, value_dtype, run_names, tag_names, metric_names)
+    builder = _Builder(
+        columns, total, value_dtype, run_names, tag_names, metric_names
+    )
     for run, tag in series:
         builder.add(store, ctx, run, tag, metrics.get((run, tag)))
     return builder.finish()
@@ -177,7 +183,9 @@ class _Builder:
                     "epoch": np.float64,
                     "wall_time": np.float64,
                     "relative": np.float64,
-                    "value": np.float32 if value_dtype == "auto" else np.float64,
+                    "value": (
+                        np.float32 if value_dtype == "auto" else np.float64
+                    ),
                     "attempt": np.int32,
                     "current": np.bool_,
                 }[name]
@@ -281,4 +289,6 @@ def _same_signs(narrow: np.ndarray, wide: np.ndarray) -> bool:
     zero = wide == 0
     if not zero.any():
         return True
-    return bool(np.array_equal(np.signbit(narrow[zero]), np.signbit(wide[zero])))
+    return bool(
+        np.array_equal(np.signbit(narrow[zero]), np.signbit(wide[zero]))
+    )

@@ -211,8 +211,10 @@ def to_frame(
     else:
         # copy=False: the columns were built for this frame.
         frame = cls(data, index=pandas_index, copy=False)
-    if column_names is not None and len(frame.columns) and all(
-        isinstance(c, tuple) for c in frame.columns
+    if (
+        column_names is not None
+        and len(frame.columns)
+        and all(isinstance(c, tuple) for c in frame.columns)
     ):
         frame.columns = pandas.MultiIndex.from_tuples(
             list(frame.columns), names=list(column_names)

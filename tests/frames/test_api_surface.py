@@ -60,7 +60,14 @@ def test_fixed_columns_come_first_in_every_frame_with_their_types():
     # float64 then, exact for every value.
     assert slim.value.dtype == np.float64
     one = exp.scalar_frame(["epoch"], tags="new/loss64")
-    assert list(one.columns) == ["run", "tag", "step", "epoch", "wall_time", "value"]
+    assert list(one.columns) == [
+        "run",
+        "tag",
+        "step",
+        "epoch",
+        "wall_time",
+        "value",
+    ]
     assert one.value.dtype == np.float64
     assert not np.array_equal(
         one.value.to_numpy(), one.value.to_numpy().astype(np.float32)
@@ -87,24 +94,47 @@ def test_a_resumed_run_keeps_every_point_with_its_attempt():
 @pytest.mark.parametrize(
     ("call", "error", "text"),
     [
-        (lambda e: e.compare("loss/vall"), tbmf.UnknownNameError,
-         "unknown metric 'loss/vall'; did you mean 'loss/val'"),
-        (lambda e: e.compare("loss/train"), ValueError,
-         "'loss/train' has 2 levels: loss/train@batch, loss/train@epoch"),
-        (lambda e: e.compare(tag="Loss/trian"), tbmf.UnknownNameError,
-         "did you mean 'Loss/train'"),
-        (lambda e: e.compare("loss/val", baseline="pytorch_sdg"),
-         tbmf.UnknownNameError, "did you mean 'pytorch_sgd'"),
-        (lambda e: e.compare("loss/val", x="epochs"), ValueError,
-         "unknown axis 'epochs'"),
-        (lambda e: e.compare("loss/val", smoothing=1.5), ValueError,
-         "smoothing must be in [0, 1)"),
-        (lambda e: e.scalar_frame(["valeu"]), ValueError,
-         "unknown scalar columns ['valeu']"),
-        (lambda e: e.scalar_frame(runs="nope"), tbmf.UnknownNameError,
-         "unknown run 'nope'"),
-        (lambda e: e.aggregate("loss/val", by="colour"), ValueError,
-         "colour"),
+        (
+            lambda e: e.compare("loss/vall"),
+            tbmf.UnknownNameError,
+            "unknown metric 'loss/vall'; did you mean 'loss/val'",
+        ),
+        (
+            lambda e: e.compare("loss/train"),
+            ValueError,
+            "'loss/train' has 2 levels: loss/train@batch, loss/train@epoch",
+        ),
+        (
+            lambda e: e.compare(tag="Loss/trian"),
+            tbmf.UnknownNameError,
+            "did you mean 'Loss/train'",
+        ),
+        (
+            lambda e: e.compare("loss/val", baseline="pytorch_sdg"),
+            tbmf.UnknownNameError,
+            "did you mean 'pytorch_sgd'",
+        ),
+        (
+            lambda e: e.compare("loss/val", x="epochs"),
+            ValueError,
+            "unknown axis 'epochs'",
+        ),
+        (
+            lambda e: e.compare("loss/val", smoothing=1.5),
+            ValueError,
+            "smoothing must be in [0, 1)",
+        ),
+        (
+            lambda e: e.scalar_frame(["valeu"]),
+            ValueError,
+            "unknown scalar columns ['valeu']",
+        ),
+        (
+            lambda e: e.scalar_frame(runs="nope"),
+            tbmf.UnknownNameError,
+            "unknown run 'nope'",
+        ),
+        (lambda e: e.aggregate("loss/val", by="colour"), ValueError, "colour"),
         (lambda e: e.compare(), ValueError, "name a metric"),
     ],
 )
@@ -163,7 +193,9 @@ def test_refresh_reads_what_was_appended(tmp_path):
 def test_numpy_tables_without_pandas_have_the_same_columns():
     exp = tbmf.read(WRITERS, frames="numpy")
     table = exp.scalar_frame(tbmf.FIXED_COLUMNS, tags="Loss/train")
-    frame = tbmf.read(WRITERS).scalar_frame(tbmf.FIXED_COLUMNS, tags="Loss/train")
+    frame = tbmf.read(WRITERS).scalar_frame(
+        tbmf.FIXED_COLUMNS, tags="Loss/train"
+    )
     assert isinstance(table, tbmf.Table)
     assert table.columns == list(frame.columns)
     for name in table.columns:

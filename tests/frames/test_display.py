@@ -17,8 +17,19 @@ from tests.conftest import DEMO_LOGS
 
 HOSTILE_RUN = "<script>alert('run')</script>"
 HOSTILE_TAG = '"><img src=x onerror=alert(1)>/loss'
-ALLOWED = {"style", "table", "thead", "tbody", "tr", "th", "td", "span", "div",
-           "b", "br"}
+ALLOWED = {
+    "style",
+    "table",
+    "thead",
+    "tbody",
+    "tr",
+    "th",
+    "td",
+    "span",
+    "div",
+    "b",
+    "br",
+}
 
 
 class _Collect(html.parser.HTMLParser):

@@ -29,7 +29,9 @@ CORPORA = {
     "demo_logs": os.path.join(ROOT, "demo_logs"),
     "writers": os.path.join(ROOT, "tests", "data", "writers"),
     "hparams_sources": os.path.join(ROOT, "tests", "data", "hparams_sources"),
-    "visualdl_all_kinds": os.path.join(ROOT, "tests", "data", "visualdl_all_kinds"),
+    "visualdl_all_kinds": os.path.join(
+        ROOT, "tests", "data", "visualdl_all_kinds"
+    ),
 }
 _NAMED = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
 
@@ -50,8 +52,10 @@ def both(request, tmp_path_factory):
 
 
 def _numbers(values) -> np.ndarray:
-    return np.array([_NAMED.get(v, v) if isinstance(v, str) else v
-                     for v in values], dtype=np.float64)
+    return np.array(
+        [_NAMED.get(v, v) if isinstance(v, str) else v for v in values],
+        dtype=np.float64,
+    )
 
 
 def _plain(value):
@@ -75,7 +79,10 @@ def test_runs_frame_is_the_runs_route(both):
     for row in frame.itertuples(index=False):
         want = routes[row.run]
         assert (row.framework, row.writer, row.trainer, row.group) == (
-            want["framework"], want["writer"], want["trainer"], want["group"]
+            want["framework"],
+            want["writer"],
+            want["trainer"],
+            want["group"],
         )
         assert row.points == want["numPoints"]
         assert row.histograms == want["numHistograms"]
@@ -100,8 +107,13 @@ def test_metrics_frame_is_the_metrics_route(both):
     )
     frame = exp.metrics
     got = sorted(
-        zip(frame.key, frame.run, frame.tag, map(_plain, frame.member_level),
-            frame.aggregation)
+        zip(
+            frame.key,
+            frame.run,
+            frame.tag,
+            map(_plain, frame.member_level),
+            frame.aggregation,
+        )
     )
     assert got == want
 
@@ -112,10 +124,19 @@ def test_every_point_is_the_export_route_on_every_axis(both):
     assert len(frame) == sum(r["numPoints"] for r in get("runs")["runs"])
     for (run, tag), rows in frame.groupby(["run", "tag"], observed=True):
         ours = rows.sort_values(["step", "wall_time"], kind="stable")
-        for axis, column in (("step", "step"), ("epoch", "epoch"),
-                             ("relative", "relative")):
-            body = get("export", run=run, tag=tag, x=axis, attempts="all",
-                       format="json")
+        for axis, column in (
+            ("step", "step"),
+            ("epoch", "epoch"),
+            ("relative", "relative"),
+        ):
+            body = get(
+                "export",
+                run=run,
+                tag=tag,
+                x=axis,
+                attempts="all",
+                format="json",
+            )
             sent = body["rows"]
             if axis == "epoch" and not sent:  # no epoch axis: NaN
                 assert ours.epoch.isna().all(), (run, tag)
@@ -166,10 +187,14 @@ def test_compare_frame_is_the_scalars_route(both, axis):
         unique = np.r_[xs[1:] != xs[:-1], True]  # the last at a repeated x
         at = np.searchsorted(x, xs[unique])
         assert _same(x[at], xs[unique])
-        assert _same(frame[("value", label)].to_numpy()[at],
-                     _numbers(series["y"])[unique])
-        assert _same(frame[("smoothed", label)].to_numpy()[at],
-                     _numbers(series["smoothed"])[unique])
+        assert _same(
+            frame[("value", label)].to_numpy()[at],
+            _numbers(series["y"])[unique],
+        )
+        assert _same(
+            frame[("smoothed", label)].to_numpy()[at],
+            _numbers(series["smoothed"])[unique],
+        )
         # Nothing else in the column: NaN at the other runs' x.
         assert frame[("value", label)].notna().sum() == unique.sum()
         drawn += 1
@@ -185,8 +210,10 @@ def test_compare_frame_is_the_scalars_route(both, axis):
         assert diff["returned"] == diff["total"]
         at = np.searchsorted(x, _numbers(diff["x"]))
         assert _same(frame[("diff", label)].to_numpy()[at], _numbers(diff["y"]))
-        assert _same(frame[("diff_smoothed", label)].to_numpy()[at],
-                     _numbers(diff["smoothed"]))
+        assert _same(
+            frame[("diff_smoothed", label)].to_numpy()[at],
+            _numbers(diff["smoothed"]),
+        )
 
 
 def test_aggregate_frame_is_the_scalars_route(both):
@@ -196,27 +223,44 @@ def test_aggregate_frame_is_the_scalars_route(both):
         key, runs = _first_metric_with_runs(get, minimum=1)
     groups = {r["run"]: r["framework"] for r in get("runs")["runs"]}
     baseline = groups[runs[0]]
-    answer = get("scalars", metric=key, x="step", aggregate="mean",
-                 groupBy="framework", band="std", baselineGroup=baseline,
-                 includeSeries=0, points=20000)
-    frame = exp.aggregate(key, by="framework", band="std",
-                          baseline_group=baseline)
+    answer = get(
+        "scalars",
+        metric=key,
+        x="step",
+        aggregate="mean",
+        groupBy="framework",
+        band="std",
+        baselineGroup=baseline,
+        includeSeries=0,
+        points=20000,
+    )
+    frame = exp.aggregate(
+        key, by="framework", band="std", baseline_group=baseline
+    )
     x = frame.index.to_numpy()
     for entry in answer["aggregates"]:
         assert entry["returned"] == entry["total"]
         at = np.searchsorted(x, _numbers(entry["x"]))
         group = entry["group"]
-        for stat, field in (("mean", "y"), ("lower", "lower"),
-                            ("upper", "upper"), ("count", "count")):
-            assert _same(frame[(group, stat)].to_numpy()[at],
-                         _numbers(entry[field])), (group, stat)
+        for stat, field in (
+            ("mean", "y"),
+            ("lower", "lower"),
+            ("upper", "upper"),
+            ("count", "count"),
+        ):
+            assert _same(
+                frame[(group, stat)].to_numpy()[at], _numbers(entry[field])
+            ), (group, stat)
     for entry in answer["groupDiffs"]:
         at = np.searchsorted(x, _numbers(entry["x"]))
         group = entry["group"]
-        assert _same(frame[(group, "diff")].to_numpy()[at],
-                     _numbers(entry["y"]))
-        assert _same(frame[(group, "diff_lower")].to_numpy()[at],
-                     _numbers(entry["lower"]))
+        assert _same(
+            frame[(group, "diff")].to_numpy()[at], _numbers(entry["y"])
+        )
+        assert _same(
+            frame[(group, "diff_lower")].to_numpy()[at],
+            _numbers(entry["lower"]),
+        )
 
 
 def test_histograms_frame_is_the_histograms_route(both):
@@ -245,7 +289,9 @@ def test_config_diff_and_anomalies_are_their_routes(both):
         answer = get("config_diff", run=runs)
         frame = exp.config_diff(runs)
         assert list(frame.index) == [k["key"] for k in answer["keys"]]
-        assert frame["differs"].tolist() == [k["differs"] for k in answer["keys"]]
+        assert frame["differs"].tolist() == [
+            k["differs"] for k in answer["keys"]
+        ]
         for run in runs:
             assert frame[run].tolist() == [
                 k["values"].get(run) for k in answer["keys"]

@@ -52,5 +52,7 @@ def test_notebook_runs_and_its_saved_outputs_are_current():
     )
     assert images >= 3  # compare, batch losses, groups
     assert _results(fresh) == _results(saved)
-    first = next(text for _, mime, text in _results(fresh) if mime == "text/html")
+    first = next(
+        text for _, mime, text in _results(fresh) if mime == "text/html"
+    )
     assert "tbmf-b" in first and "27 runs" in first

@@ -27,7 +27,10 @@ def _lines(ax):
 
 def test_compare_plot_draws_each_run_and_its_difference(exp):
     frame = exp.compare(
-        "loss/val", x="epoch", baseline="pytorch_sgd", smoothing=0.6,
+        "loss/val",
+        x="epoch",
+        baseline="pytorch_sgd",
+        smoothing=0.6,
         runs=["pytorch_sgd", "keras_fit", "paddle_hapi"],
     )
     top, bottom = frame.plot()
@@ -49,7 +52,10 @@ def test_compare_plot_draws_each_run_and_its_difference(exp):
 
 def test_aggregate_plot_draws_centers_and_bands(exp):
     frame = exp.aggregate(
-        "loss/val@epoch", by="framework", band="std", x="epoch",
+        "loss/val@epoch",
+        by="framework",
+        band="std",
+        x="epoch",
         baseline_group="pytorch",
     )
     top, bottom = frame.plot()
@@ -69,7 +75,10 @@ def test_plot_without_matplotlib_names_the_package():
         "try:\n    c.plot()\nexcept ImportError as e:\n    print(e)\n"
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True,
-        cwd=ROOT, check=True,
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
     ).stdout
     assert "pip install matplotlib" in out

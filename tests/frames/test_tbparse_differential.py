@@ -109,7 +109,9 @@ def test_every_point_is_there_once_with_its_attempt(corpus):
     # One current point per (run, tag, step): the latest logged.
     assert not current.duplicated(["run", "tag", "step"]).any()
     steps = frame.groupby(["run", "tag"], observed=True).step.nunique()
-    assert (current.groupby(["run", "tag"], observed=True).size() == steps).all()
+    assert (
+        current.groupby(["run", "tag"], observed=True).size() == steps
+    ).all()
 
 
 def _reference_histograms(reader: SummaryReader) -> list[dict]:
@@ -161,9 +163,7 @@ def test_histograms_are_tbparse_bucket_for_bucket(corpus):
     ours = exp.histogram_frame(runs=tfevents)
     theirs = _reference_histograms(reader)
     assert len(ours) == len(theirs)  # hparams_sources: none in either
-    by_key = {
-        (r.run, r.tag, r.step, r.wall_time): r for r in ours.itertuples()
-    }
+    by_key = {(r.run, r.tag, r.step, r.wall_time): r for r in ours.itertuples()}
     assert len(by_key) == len(ours)
     for ref in theirs:
         found = by_key[(ref["run"], ref["tag"], ref["step"], ref["wall_time"])]

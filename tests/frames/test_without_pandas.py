@@ -77,8 +77,14 @@ def bare_python(tmp_path_factory):
     )
     python = venv / "bin" / "python"
     target = subprocess.run(
-        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
+        [
+            str(python),
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['purelib'])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout.strip()
     source = sysconfig.get_paths()["purelib"]
     for name in os.listdir(source):
@@ -94,7 +100,10 @@ def test_plugin_and_api_work_without_pandas(bare_python, tmp_path):
     env = dict(os.environ, PYTHONPATH=ROOT)
     done = subprocess.run(
         [bare_python, "-c", _SCRIPT, DEMO_LOGS],
-        capture_output=True, text=True, cwd=ROOT, env=env,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     found = json.loads(done.stdout.strip().splitlines()[-1])
@@ -103,7 +112,9 @@ def test_plugin_and_api_work_without_pandas(bare_python, tmp_path):
     assert found["types"] == ["Table"]
     assert found["html"]
     for name in ("frames", "to_pandas"):
-        assert "pip install 'tb-multiframework[pandas]'" in found["errors"][name]
+        assert (
+            "pip install 'tb-multiframework[pandas]'" in found["errors"][name]
+        )
     # The same numbers as the DataFrames here, where pandas is installed.
     exp = tbmf.read(DEMO_LOGS)
     frame = exp.scalar_frame(tbmf.FIXED_COLUMNS, runs="pytorch_sgd")
