@@ -39,6 +39,7 @@ from tb_multiframework.api.context import Context
 from tb_multiframework.core.axes import axis_values
 from tb_multiframework.core.types import Excluded
 from tb_multiframework.frames.tables import Codes, code_dtype
+from tb_multiframework.store.allocator import release_freed_memory
 from tb_multiframework.store.store import Store
 
 FIXED_COLUMNS = ("run", "tag", "step", "value", "wall_time")
@@ -56,6 +57,7 @@ SCALAR_COLUMNS = (
     "current",
 )
 VALUE_DTYPES = ("auto", "float64")
+_TRIM_AFTER_POINTS = 1_000_000  # frames this large return freed memory
 _LEVELS = ("epoch", "batch")
 
 
@@ -145,7 +147,11 @@ def scalar_columns(
     )
     for run, tag in series:
         builder.add(store, ctx, run, tag, metrics.get((run, tag)))
-    return builder.finish()
+    columns_out = builder.finish()
+    if total >= _TRIM_AFTER_POINTS:
+        # The decoded series were temporaries; give their pages back.
+        release_freed_memory()
+    return columns_out
 
 
 class _Builder:

@@ -10,8 +10,6 @@ Local files are read with the OS directly; remote logdirs (`gs://`, `s3://`,
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import dataclasses
 import logging
 import os
@@ -42,6 +40,7 @@ from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.ingest.repeats import StepRepeats
 from tb_multiframework.ingest.run_meta import describe_run
 from tb_multiframework.settings.config import Config
+from tb_multiframework.store.allocator import release_freed_memory
 from tb_multiframework.store.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
@@ -88,30 +87,6 @@ def classify_file_name(name: str) -> tuple[str | None, str]:
             "<prefix>.out.tfevents.<seconds>.<host>...)"
         )
     return looks, ""
-
-
-def _load_libc_trim() -> Callable[[int], int] | None:
-    name = ctypes.util.find_library("c")
-    if not name:
-        return None
-    try:
-        return getattr(ctypes.CDLL(name), "malloc_trim", None)
-    except OSError:
-        return None
-
-
-_MALLOC_TRIM = _load_libc_trim()
-
-
-def _release_freed_memory() -> None:
-    """Returns memory freed by a reload's temporary arrays to the OS.
-
-    glibc raises its mmap threshold after large frees, so later temporaries
-    come from the heap and stay resident after being freed (~10 bytes per
-    point loaded); `malloc_trim` hands them back. A no-op without glibc.
-    """
-    if _MALLOC_TRIM is not None:
-        _MALLOC_TRIM(0)
 
 
 class _RunState:
@@ -250,7 +225,7 @@ class Loader(PeriodicReload):
             if self._cache is not None:
                 self._cache.persist(self)
             if bytes_read:
-                _release_freed_memory()
+                release_freed_memory()
             stats = ReloadStats(
                 seconds=time.monotonic() - started,
                 bytes_read=bytes_read,

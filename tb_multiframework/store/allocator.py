@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import logging
+from collections.abc import Callable
 
 logger = logging.getLogger(__name__)
 
@@ -48,3 +49,29 @@ def keep_freed_memory() -> bool:
         logger.info("tb_multiframework: mallopt refused the settings")
     _done = ok
     return ok
+
+
+def _load_libc_trim() -> Callable[[int], int] | None:
+    name = ctypes.util.find_library("c")
+    if not name:
+        return None
+    try:
+        return getattr(ctypes.CDLL(name), "malloc_trim", None)
+    except OSError:
+        return None
+
+
+_MALLOC_TRIM = _load_libc_trim()
+
+
+def release_freed_memory() -> None:
+    """Returns memory freed by large temporary arrays to the OS.
+
+    glibc raises its mmap threshold after large frees, so later temporaries
+    come from the heap and stay resident after being freed (~10 bytes per
+    point loaded or framed); `malloc_trim` hands them back. Called after a
+    reload (the loader) and after a large frame (the Python API). A no-op
+    without glibc.
+    """
+    if _MALLOC_TRIM is not None:
+        _MALLOC_TRIM(0)
