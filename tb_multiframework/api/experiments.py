@@ -281,17 +281,9 @@ def _aggregate_json(
         return _empty_aggregate(total)
     bounds = stats.band(band)
     if buckets is None:
-        return {
-            "x": x,
-            "y": y,
-            "yMin": y,
-            "yMax": y,
-            "lower": None if bounds is None else bounds[0][lo:hi],
-            "upper": None if bounds is None else bounds[1][lo:hi],
-            "count": stats.count[lo:hi],
-            "total": total,
-            "returned": int(x.size),
-        }
+        return _every_point(
+            x, y, bounds, lo, hi, count=stats.count[lo:hi], total=total
+        )
     down = downsample_minmax(x, y, buckets=buckets)
     kept = down.indices
     lower = upper = None
@@ -312,6 +304,31 @@ def _aggregate_json(
         "count": stats.count[lo:hi][kept],
         "total": total,
         "returned": down.returned,
+    }
+
+
+def _every_point(
+    x: np.ndarray,
+    y: np.ndarray,
+    bounds: tuple[np.ndarray, np.ndarray] | None,
+    lo: int,
+    hi: int,
+    *,
+    count: np.ndarray,
+    total: int,
+) -> dict[str, Any]:
+    """An aggregate (or group difference) at full resolution: `points`
+    None, which only in-process callers ask for."""
+    return {
+        "x": x,
+        "y": y,
+        "yMin": y,
+        "yMax": y,
+        "lower": None if bounds is None else bounds[0][lo:hi],
+        "upper": None if bounds is None else bounds[1][lo:hi],
+        "count": count,
+        "total": int(total),
+        "returned": int(x.size),
     }
 
 
@@ -342,21 +359,18 @@ def _group_diff_json(
         out.update(separated=None, countBaseline=[])
         return out
     if buckets is None:
-        return {
-            "x": x,
-            "y": y,
-            "yMin": y,
-            "yMax": y,
-            "lower": None if found.lower is None else found.lower[lo:hi],
-            "upper": None if found.upper is None else found.upper[lo:hi],
-            "separated": (
-                None if found.separated is None else found.separated[lo:hi]
-            ),
-            "count": found.count_a[lo:hi],
-            "countBaseline": found.count_b[lo:hi],
-            "total": int(found.x.size),
-            "returned": int(x.size),
-        }
+        bounds = None
+        if found.lower is not None and found.upper is not None:
+            bounds = (found.lower, found.upper)
+        out = _every_point(
+            x, y, bounds, lo, hi, count=found.count_a[lo:hi], total=x.size
+        )
+        out["total"] = int(found.x.size)
+        out["countBaseline"] = found.count_b[lo:hi]
+        out["separated"] = (
+            None if found.separated is None else found.separated[lo:hi]
+        )
+        return out
     down = downsample_minmax(x, y, buckets=buckets)
     kept = down.indices
     lower = upper = separated = None

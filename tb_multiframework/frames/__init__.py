@@ -14,12 +14,13 @@ pandas is optional (`pip install 'tb-multiframework[pandas]'`): without it
 every frame is a `Table` of numpy arrays.
 """
 
-from tb_multiframework.frames.experiment import Experiment, read
+from tb_multiframework.frames.experiment import Experiment
 from tb_multiframework.frames.names import (
     NoRunsError,
     TbmfWarning,
     UnknownNameError,
 )
+from tb_multiframework.frames.reading import read
 from tb_multiframework.frames.scalars import FIXED_COLUMNS, SCALAR_COLUMNS
 from tb_multiframework.frames.tables import Table
 

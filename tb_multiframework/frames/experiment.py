@@ -1,4 +1,4 @@
-"""`read(logdir)` and the `Experiment` it returns.
+"""The `Experiment` that `read(logdir)` returns (reading.py).
 
 An `Experiment` holds one data stack built by `wiring.build_stack`, the
 same the tab and `tbmf` build: the same readers fill the same store, and
@@ -10,9 +10,9 @@ out as columns. `refresh()` reads what was appended since, incrementally.
 
 from __future__ import annotations
 
-import os
+import functools
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy as np
@@ -22,10 +22,9 @@ from tb_multiframework.api.anomalies import AnomalyQuery
 from tb_multiframework.api.scalars import ScalarQuery
 from tb_multiframework.core import groups
 from tb_multiframework.core.aggregate import AGGREGATES, BANDS, check_choice
-from tb_multiframework.frames import display, progress, tables
+from tb_multiframework.frames import display, progress
 from tb_multiframework.frames.compare import aggregate_columns, compare_columns
 from tb_multiframework.frames.names import (
-    NoRunsError,
     TbmfWarning,
     UnknownNameError,
     check_name,
@@ -33,10 +32,13 @@ from tb_multiframework.frames.names import (
     resolve_runs,
 )
 from tb_multiframework.frames.scalars import check_columns, scalar_columns
-from tb_multiframework.frames.tables import Codes, to_frame
-from tb_multiframework.sources import logdir_readable
-
-_EXAMPLE_FILES = 3  # file names quoted when a logdir holds no log file
+from tb_multiframework.frames.tables import (
+    codes,
+    column,
+    objects,
+    snake_case,
+    to_frame,
+)
 
 
 class Experiment:
@@ -130,15 +132,14 @@ class Experiment:
             "config_hash": "configHash",
         }
         columns: dict[str, Any] = {
-            name: _column([r[key] for r in runs])
-            for name, key in fields.items()
+            name: column([r[key] for r in runs]) for name, key in fields.items()
         }
         columns["attempts"] = np.array(
             [len(r["attempts"]) for r in runs], dtype=np.int64
         )
-        columns["warnings"] = _objects([tuple(r["warnings"]) for r in runs])
+        columns["warnings"] = objects([tuple(r["warnings"]) for r in runs])
         for key in keys:
-            columns[f"hparam:{key}"] = _objects(
+            columns[f"hparam:{key}"] = objects(
                 [r["hparams"].get(key) for r in runs]
             )
         return self._frame(columns, attrs={"tbmf": "runs"})
@@ -170,7 +171,7 @@ class Experiment:
             "aggregation",
         )
         return self._frame(
-            {n: _objects([r[i] for r in rows]) for i, n in enumerate(names)},
+            {n: objects([r[i] for r in rows]) for i, n in enumerate(names)},
             attrs={"tbmf": "metrics"},
         )
 
@@ -253,7 +254,7 @@ class Experiment:
                 rows.append((run["run"], key, value, sources.get(key, "")))
         names = ("run", "key", "value", "source")
         return self._frame(
-            {n: _objects([r[i] for r in rows]) for i, n in enumerate(names)},
+            {n: objects([r[i] for r in rows]) for i, n in enumerate(names)},
             attrs={"tbmf": "hparams"},
         )
 
@@ -303,13 +304,13 @@ class Experiment:
                     rows["edges"].append(h["edges"])
                     rows["counts"].append(h["counts"])
         columns: dict[str, Any] = {
-            "run": _codes(rows["run"]),
-            "tag": _codes(rows["tag"]),
+            "run": codes(rows["run"]),
+            "tag": codes(rows["tag"]),
             "step": np.array(rows["step"], dtype=np.int64),
             "epoch": np.array(rows["epoch"], dtype=np.float64),
             "wall_time": np.array(rows["wall_time"], dtype=np.float64),
-            "edges": _objects(rows["edges"]),
-            "counts": _objects(rows["counts"]),
+            "edges": objects(rows["edges"]),
+            "counts": objects(rows["counts"]),
         }
         return self._frame(columns, attrs={"tbmf": "histograms"})
 
@@ -371,25 +372,18 @@ class Experiment:
           ValueError: a bad axis, weight or mode; a baseline without the
             metric.
         """
-        key, run_names = self._selection(metric, tag, runs, baseline)
-        query = ScalarQuery(
-            runs=run_names,
-            tag=tag,
-            metric=key,
+        return self._wide(
+            metric,
+            tag,
+            runs,
+            layout=functools.partial(compare_columns, smoothing=smoothing),
+            column_names=("kind", "run"),
             x=x,
             smoothing=smoothing,
             smoothing_mode=smoothing_mode,
-            points=None,
             baseline=baseline,
             diff_mode=diff_mode,
             batch_values=batch_values,
-        )
-        payload = self._api.scalar_payload(query)
-        index, columns, attrs = compare_columns(payload, smoothing=smoothing)
-        attrs["metric"] = key or tag
-        _warn_left_out(attrs)
-        return self._frame(
-            columns, attrs=attrs, index=(x, index), column_names=("kind", "run")
         )
 
     def aggregate(
@@ -418,30 +412,47 @@ class Experiment:
         groups.check_group_by(by)
         check_choice(center, AGGREGATES[1:], "center")
         check_choice(band, BANDS, "band")
-        key, run_names = self._selection(metric, tag, runs)
-        query = ScalarQuery(
-            runs=run_names,
-            tag=tag,
-            metric=key,
+        return self._wide(
+            metric,
+            tag,
+            runs,
+            layout=aggregate_columns,
+            column_names=("group", "stat"),
             x=x,
             smoothing=smoothing,
             smoothing_mode=smoothing_mode,
-            points=None,
             group_by=by,
             aggregate=center,
             band=band,
             baseline_group=baseline_group,
             include_series=False,
         )
-        payload = self._api.scalar_payload(query)
-        index, columns, attrs = aggregate_columns(payload)
+
+    def _wide(
+        self,
+        metric: str | None,
+        tag: str | None,
+        runs: str | Iterable[str] | None,
+        *,
+        layout: Callable[[dict[str, Any]], Any],
+        column_names: tuple[str, str],
+        **fields: Any,
+    ) -> Any:
+        """A wide frame of the `GET scalars` answer at full resolution."""
+        key, run_names = self._selection(
+            metric, tag, runs, fields.get("baseline")
+        )
+        query = ScalarQuery(
+            runs=run_names, tag=tag, metric=key, points=None, **fields
+        )
+        index, columns, attrs = layout(self._api.scalar_payload(query))
         attrs["metric"] = key or tag
         _warn_left_out(attrs)
         return self._frame(
             columns,
             attrs=attrs,
-            index=(x, index),
-            column_names=("group", "stat"),
+            index=(fields["x"], index),
+            column_names=column_names,
         )
 
     def anomalies(
@@ -481,7 +492,7 @@ class Experiment:
             "cause",
         )
         columns: dict[str, Any] = {
-            _snake(n): _column([a[n] for a in found]) for n in names
+            snake_case(n): column([a[n] for a in found]) for n in names
         }
         columns["x_start"] = np.array(
             [np.nan if a["x"] is None else a["x"][0] for a in found], np.float64
@@ -510,8 +521,8 @@ class Experiment:
             flag: np.array([k["differs"] for k in keys], dtype=bool)
         }
         for run in answer["runs"]:
-            columns[run] = _objects([k["values"].get(run) for k in keys])
-        index = ("key", _objects([k["key"] for k in keys]))
+            columns[run] = objects([k["values"].get(run) for k in keys])
+        index = ("key", objects([k["key"] for k in keys]))
         attrs = {"tbmf": "config_diff", "config_hashes": answer["configHashes"]}
         return self._frame(columns, attrs=attrs, index=index)
 
@@ -560,115 +571,6 @@ class Experiment:
         )
 
 
-def read(
-    logdir: str | os.PathLike[str],
-    *,
-    config: str | os.PathLike[str] | None = None,
-    frames: str = "auto",
-    progress_bar: bool | None = None,
-    cache_dir: str | None = None,
-) -> Experiment:
-    """Reads every run under a logdir, as the tab does, into an Experiment.
-
-    Args:
-      logdir: a directory, or an `s3://` / `gs://` URL (read through
-        TensorBoard's filesystem layer, as the tab reads it).
-      config: a tb_multiframework config file; default: the logdir's own
-        `.tb_multiframework/config.json` when present.
-      frames: "auto" (pandas DataFrames when pandas is installed, else numpy
-        `Table`s), "pandas" (an ImportError naming the extra without it) or
-        "numpy".
-      progress_bar: None shows one in a notebook or on a terminal when
-        reading takes a while; True/False forces it.
-      cache_dir: the persistent cache of the tab (`--tbmf_cache_dir`); None
-        for none, "" for its default place.
-
-    Raises:
-      FileNotFoundError: the logdir or config file does not exist (or a
-        remote logdir cannot be listed from here).
-      NotADirectoryError: the logdir is a file.
-      NoRunsError: the logdir holds no log file.
-      ValueError: the config file is malformed, or `frames` unknown.
-      ImportError: frames="pandas" without pandas.
-    """
-    pandas = tables.pandas_module(frames)
-    path = _checked_logdir(logdir)
-    config_path = ""
-    if config is not None:
-        config_path = os.path.expanduser(os.fspath(config))
-        if not os.path.isfile(config_path):
-            raise FileNotFoundError(
-                f"config file {config_path!r} does not exist"
-            )
-    stack = wiring.build_stack(
-        path,
-        config_path=config_path,
-        layouts=False,
-        source="files",
-        cache_dir="none" if cache_dir is None else cache_dir,
-    )
-    if stack.config_file.error:
-        if config_path:
-            raise ValueError(stack.config_file.error)
-        warnings.warn(
-            f"{stack.config_file.error}; reading without it",
-            TbmfWarning,
-            stacklevel=2,
-        )
-    experiment = Experiment(path, stack, pandas, progress_bar)
-    experiment.refresh()
-    if not stack.store.runs():
-        raise NoRunsError(_no_runs_message(path, stack))
-    return experiment
-
-
-def _checked_logdir(logdir: str | os.PathLike[str]) -> str:
-    if not isinstance(logdir, (str, os.PathLike)):
-        raise TypeError(f"logdir must be a path or URL, got {logdir!r}")
-    path = os.fspath(logdir)
-    if not path:
-        raise ValueError("logdir is empty")
-    if "://" in path and not path.startswith("file://"):
-        if not logdir_readable(path):
-            raise FileNotFoundError(
-                f"logdir {path!r} cannot be listed from this process: it "
-                "does not exist, or the filesystem needs credentials or an "
-                "endpoint (TensorBoard's: S3_ENDPOINT and AWS_* variables for "
-                "s3://, Google credentials for gs://)"
-            )
-        return path
-    local = os.path.expanduser(
-        path[len("file://") :] if "://" in path else path
-    )
-    if not os.path.exists(local):
-        raise FileNotFoundError(f"logdir {path!r} does not exist")
-    if not os.path.isdir(local):
-        raise NotADirectoryError(f"logdir {path!r} is a file, not a directory")
-    return local
-
-
-def _no_runs_message(path: str, stack: wiring.Stack) -> str:
-    loader = stack.loader
-    error = getattr(loader, "last_error", "") if loader is not None else ""
-    if error:
-        return f"no runs read from {path!r}: {error}"
-    if "://" in path:
-        return f"no runs under {path!r}: no file named like a log file"
-    files = [
-        os.path.relpath(os.path.join(d, f), path)
-        for d, _, names in os.walk(path)
-        for f in names
-    ]
-    if not files:
-        return f"no runs under {path!r}: the directory is empty"
-    shown = ", ".join(repr(f) for f in sorted(files)[:_EXAMPLE_FILES])
-    return (
-        f"no runs under {path!r}: none of its {len(files)} files is named like "
-        f"a log file (events.out.tfevents.* or vdlrecords.*): {shown}"
-        + (", …" if len(files) > _EXAMPLE_FILES else "")
-    )
-
-
 def _warn_left_out(attrs: dict[str, Any]) -> None:
     note = display.attrs_note(attrs)
     if note:
@@ -677,39 +579,3 @@ def _warn_left_out(attrs: dict[str, Any]) -> None:
 
 def _metric_keys(ctx: Any) -> dict[str, str]:
     return {key: entry.name for key, entry in ctx.metrics.items()}
-
-
-def _snake(name: str) -> str:
-    return "".join("_" + c.lower() if c.isupper() else c for c in name)
-
-
-def _objects(values: list[Any]) -> np.ndarray:
-    """An object array holding each value as it is (lists, arrays too)."""
-    out = np.empty(len(values), dtype=object)
-    for i, value in enumerate(values):
-        out[i] = value
-    return out
-
-
-def _column(values: list[Any]) -> np.ndarray:
-    """A numpy column: int64/float64/bool when every value is one, else objects."""
-    if values and all(isinstance(v, bool) for v in values):
-        return np.array(values, dtype=bool)
-    if values and all(
-        isinstance(v, int) and not isinstance(v, bool) for v in values
-    ):
-        return np.array(values, dtype=np.int64)
-    if values and all(
-        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
-    ):
-        return np.array(values, dtype=np.float64)
-    return _objects(values)
-
-
-def _codes(values: list[str]) -> Codes:
-    categories = tuple(sorted(set(values)))
-    lookup = {name: i for i, name in enumerate(categories)}
-    codes = np.array(
-        [lookup[v] for v in values], dtype=tables.code_dtype(len(categories))
-    )
-    return Codes(codes, categories)

@@ -47,6 +47,27 @@ def _finite(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x[keep], y[keep]
 
 
+def _band(
+    ax: Any,
+    x: np.ndarray,
+    lower: np.ndarray | None,
+    upper: np.ndarray | None,
+    line: Any,
+) -> None:
+    """A band in its line's colour where both bounds are known."""
+    if lower is None or upper is None:
+        return
+    keep = ~(np.isnan(lower) | np.isnan(upper))
+    ax.fill_between(
+        x[keep],
+        lower[keep],
+        upper[keep],
+        color=line.get_color(),
+        alpha=0.2,
+        linewidth=0,
+    )
+
+
 def plot_compare(
     x: np.ndarray,
     column: Callable[[str, str], np.ndarray | None],
@@ -112,17 +133,7 @@ def plot_aggregate(
         if y is None:
             continue
         (line,) = top.plot(*_finite(x, y), label=group, linewidth=1.2)
-        lower, upper = column(group, "lower"), column(group, "upper")
-        if lower is not None and upper is not None:
-            keep = ~(np.isnan(lower) | np.isnan(upper))
-            top.fill_between(
-                x[keep],
-                lower[keep],
-                upper[keep],
-                color=line.get_color(),
-                alpha=0.2,
-                linewidth=0,
-            )
+        _band(top, x, column(group, "lower"), column(group, "upper"), line)
     top.set_ylabel(f"{center} ({attrs.get('band')})")
     top.legend(fontsize=8)
     if bottom is None:
@@ -133,16 +144,7 @@ def plot_aggregate(
         assert y is not None
         (line,) = bottom.plot(*_finite(x, y), label=group, linewidth=1.0)
         lower, upper = column(group, "diff_lower"), column(group, "diff_upper")
-        if lower is not None and upper is not None:
-            keep = ~(np.isnan(lower) | np.isnan(upper))
-            bottom.fill_between(
-                x[keep],
-                lower[keep],
-                upper[keep],
-                color=line.get_color(),
-                alpha=0.2,
-                linewidth=0,
-            )
+        _band(bottom, x, lower, upper, line)
     bottom.axhline(0.0, color="#888", linewidth=0.6)
     bottom.set_ylabel(f"− {attrs.get('baseline_group')}")
     bottom.set_xlabel(attrs.get("x", "x"))

@@ -221,3 +221,41 @@ def to_frame(
         )
     frame.attrs.update(attrs or {})
     return frame
+
+
+def snake_case(name: str) -> str:
+    """`endStep` -> `end_step`."""
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def objects(values: list[Any]) -> np.ndarray:
+    """An object array holding each value as it is (lists, arrays too)."""
+    out = np.empty(len(values), dtype=object)
+    for i, value in enumerate(values):
+        out[i] = value
+    return out
+
+
+def column(values: list[Any]) -> np.ndarray:
+    """A numpy column: int64/float64/bool when every value is one, else objects."""
+    if values and all(isinstance(v, bool) for v in values):
+        return np.array(values, dtype=bool)
+    if values and all(
+        isinstance(v, int) and not isinstance(v, bool) for v in values
+    ):
+        return np.array(values, dtype=np.int64)
+    if values and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) for v in values
+    ):
+        return np.array(values, dtype=np.float64)
+    return objects(values)
+
+
+def codes(values: list[str]) -> Codes:
+    """A categorical column of strings (categories sorted)."""
+    categories = tuple(sorted(set(values)))
+    lookup = {name: i for i, name in enumerate(categories)}
+    codes = np.array(
+        [lookup[v] for v in values], dtype=code_dtype(len(categories))
+    )
+    return Codes(codes, categories)

@@ -11,6 +11,7 @@ the images' bytes), so the committed document cannot drift from the code:
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 
 import nbformat
@@ -56,3 +57,51 @@ def test_notebook_runs_and_its_saved_outputs_are_current():
         text for _, mime, text in _results(fresh) if mime == "text/html"
     )
     assert "tbmf-b" in first and "27 runs" in first
+
+
+def test_reading_shows_a_progress_bar_in_a_kernel_and_on_a_terminal(tmp_path):
+    """In Jupyter an HTML bar (one display, updated in place, ending with
+    the seconds it took); elsewhere a text bar on stderr when asked for.
+    The bar shows after SHOW_AFTER_S; here it is set to 0 so the demo's
+    small logdir shows it."""
+    notebook = nbformat.v4.new_notebook(
+        cells=[
+            nbformat.v4.new_code_cell(
+                "import tb_multiframework as tbmf\n"
+                "from tb_multiframework.frames import progress\n"
+                "progress.SHOW_AFTER_S = 0.0\n"
+                f"exp = tbmf.read({os.path.join(ROOT, 'demo_logs')!r})"
+            )
+        ],
+        metadata={
+            "kernelspec": {
+                "name": "python3",
+                "language": "python",
+                "display_name": "Python 3",
+            }
+        },
+    )
+    path = tmp_path / "bar.ipynb"
+    nbformat.write(notebook, str(path))
+    outputs = execute(str(path)).cells[0].outputs
+    bars = [o for o in outputs if "text/html" in o.get("data", {})]
+    assert len(bars) == 1, outputs
+    html = bars[0]["data"]["text/html"]
+    assert "<progress" in html and "demo_logs" in html
+    assert 'value="100"' in html and " s</div>" in html  # final state
+    code = (
+        "import tb_multiframework as tbmf\n"
+        "from tb_multiframework.frames import progress\n"
+        "progress.SHOW_AFTER_S = 0.0\n"
+        f"tbmf.read({os.path.join(ROOT, 'demo_logs')!r}, progress_bar=True)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
+    assert (
+        "reading" in done.stderr and "MB" in done.stderr and "[" in done.stderr
+    )
