@@ -11,8 +11,9 @@ into a long frame of every point by
   event_types={"scalars"}).scalars` (the same five columns).
 
 Each child reports the seconds from before `read`/`SummaryReader` to the
-finished frame (imports excluded, reported apart) and the rows it got.
-Target: ours <= 1/20 of tbparse's time.
+finished frame (imports excluded, reported apart), the CPU time it used
+meanwhile (steadier than wall time on a shared machine) and the rows it
+got. Target: ours <= 1/20 of tbparse's time.
 
 Memory (`--memory`): bench_restart's 20,000,000-point logdir (200 runs x
 100,000 points, four tags a run), read in a fresh process per frame kind;
@@ -55,6 +56,13 @@ else:
     tbmf.read  # the API module itself
 imported = time.perf_counter()
 
+def cpu():
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+cpu_started = cpu()
+
+
 def rss():
     with open("/proc/self/statm") as handle:
         return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
@@ -76,6 +84,7 @@ else:
 done = time.perf_counter()
 out = {
     "seconds": done - imported,
+    "cpu_seconds": cpu() - cpu_started,
     "import_seconds": imported - started,
     "rows": len(frame),
     "columns": [str(c) for c in frame.columns],
@@ -121,36 +130,48 @@ def speed(args: argparse.Namespace) -> None:
                 results[kind].append(found)
                 print(
                     f"round {round_ + 1} {kind:10s} {found['seconds']:7.2f} s "
-                    f"({found['rows']:,} rows; imports "
-                    f"{found['import_seconds']:.2f} s)",
+                    f"(CPU {found['cpu_seconds']:6.2f} s; {found['rows']:,} "
+                    f"rows; imports {found['import_seconds']:.2f} s)",
                     flush=True,
                 )
-        median = {
-            k: statistics.median(r["seconds"] for r in v)
-            for k, v in results.items()
-        }
-        rows = {k: v[0]["rows"] for k, v in results.items()}
-        print("\nmedians (read + frame, imports excluded):")
-        for kind in kinds:
-            print(f"  {kind:10s} {median[kind]:7.2f} s  {rows[kind]:,} rows")
-        for kind in ("ours", "ours-fixed"):
-            ratio = median[kind] / median["tbparse"]
-            # Each round's own ratio: the machine's load moves between
-            # rounds more than within one.
-            rounds = [
-                a["seconds"] / b["seconds"]
-                for a, b in zip(results[kind], results["tbparse"])
-            ]
-            paired = statistics.median(rounds)
-            verdict = "meets" if ratio <= TARGET_RATIO else "MISSES"
-            print(
-                f"  {kind} / tbparse = {ratio:.4f} (1/{1 / ratio:.0f}) of the "
-                f"medians, {paired:.4f} (1/{1 / paired:.0f}) median of the "
-                f"rounds' ratios "
-                f"({', '.join(f'1/{1 / r:.0f}' for r in rounds)}); "
-                f"target <= 1/20: {verdict}"
-            )
+        for measure, label in (
+            ("seconds", "wall time"),
+            ("cpu_seconds", "CPU time (user + system)"),
+        ):
+            _summary(results, kinds, measure, label)
         print(f"  loadavg {os.getloadavg()[0]:.1f}")
+
+
+def _summary(
+    results: dict[str, list[dict]],
+    kinds: tuple[str, ...],
+    measure: str,
+    label: str,
+) -> None:
+    """Medians of one measure and the ratios to tbparse."""
+    median = {
+        k: statistics.median(r[measure] for r in v) for k, v in results.items()
+    }
+    print(f"\nmedians of {label} (read + frame, imports excluded):")
+    for kind in kinds:
+        rows = results[kind][0]["rows"]
+        print(f"  {kind:10s} {median[kind]:7.2f} s  {rows:,} rows")
+    for kind in ("ours", "ours-fixed"):
+        ratio = median[kind] / median["tbparse"]
+        # Each round's own ratio: the machine's load moves between rounds
+        # more than within one.
+        rounds = [
+            a[measure] / b[measure]
+            for a, b in zip(results[kind], results["tbparse"], strict=True)
+        ]
+        paired = statistics.median(rounds)
+        verdict = "meets" if ratio <= TARGET_RATIO else "MISSES"
+        print(
+            f"  {kind} / tbparse = {ratio:.4f} (1/{1 / ratio:.0f}) of the "
+            f"medians, {paired:.4f} (1/{1 / paired:.0f}) median of the rounds' "
+            f"ratios ({', '.join(f'1/{1 / r:.0f}' for r in rounds)}); "
+            f"target <= 1/20: {verdict}"
+        )
 
 
 def memory(args: argparse.Namespace) -> None:
