@@ -214,3 +214,15 @@ def test_a_logdir_copy_reads_like_the_original(tmp_path):
     shutil.copytree(WRITERS, target)
     a = tbmf.read(WRITERS).runs.run.tolist()
     assert tbmf.read(target).runs.run.tolist() == a
+
+
+def test_frames_pickle_and_keep_their_class(tmp_path):
+    """Frames go through pickle (multiprocessing, `to_pickle`) unchanged."""
+    import pickle
+
+    exp = tbmf.read(WRITERS)
+    for frame in (exp.runs, exp.compare(tag="Loss/train", x="step")):
+        back = pickle.loads(pickle.dumps(frame))
+        assert type(back) is type(frame)
+        assert back.equals(frame)
+        assert back.attrs == frame.attrs
