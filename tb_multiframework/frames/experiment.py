@@ -574,7 +574,7 @@ class Experiment:
 def _warn_left_out(attrs: dict[str, Any]) -> None:
     note = display.attrs_note(attrs)
     if note:
-        warnings.warn(note, TbmfWarning, stacklevel=3)
+        warnings.warn(note, TbmfWarning, stacklevel=4)
 
 
 def _metric_keys(ctx: Any) -> dict[str, str]:

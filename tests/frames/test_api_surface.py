@@ -226,3 +226,16 @@ def test_frames_pickle_and_keep_their_class(tmp_path):
         assert type(back) is type(frame)
         assert back.equals(frame)
         assert back.attrs == frame.attrs
+
+
+def test_left_out_series_are_a_warning_at_the_callers_line():
+    exp = tbmf.read(DEMO_LOGS)
+    with pytest.warns(tbmf.TbmfWarning, match="tf2_loop") as found:
+        frame = exp.compare(
+            "loss/val", x="epoch", runs=["tf2_loop", "pytorch_sgd"]
+        )
+    assert found[0].filename == __file__
+    assert "no epoch information" in frame.attrs["excluded"]["tf2_loop"]
+    with pytest.warns(tbmf.TbmfWarning) as found:
+        exp.aggregate("loss/val@epoch", x="epoch", by="framework")
+    assert found[0].filename == __file__
