@@ -58,6 +58,8 @@ class ScalarQuery:
     smoothing: float = 0.0
     smoothing_mode: str = "ema"
     points: int | None = 1000  # None: every point (in-process callers)
+    # Series one answer may hold; None: any number (in-process callers).
+    max_series: int | None = MAX_SELECTIONS
     baseline: str | None = None
     diff_mode: str = "difference"
     x_range: tuple[float, float] | None = None
@@ -116,6 +118,7 @@ class ScalarAnswers:
             "points": query.points,
             "diff_mode": query.diff_mode,
             "x_range": query.x_range,
+            "max_selections": query.max_series,
         }
         check_arguments(selections, **arguments)
         shown = selections if query.include_series else []
@@ -339,10 +342,9 @@ class ScalarAnswers:
                     )
             if not wanted:
                 raise NotFound(f"no selected run has scalar tag {tag!r}")
-        if len(wanted) > MAX_SELECTIONS:
-            raise ValueError(
-                f"{len(wanted)} series requested; at most {MAX_SELECTIONS}"
-            )
+        cap = query.max_series
+        if cap is not None and len(wanted) > cap:
+            raise ValueError(f"{len(wanted)} series requested; at most {cap}")
         selections = [
             Selection(
                 run=ctx.infos[run],

@@ -188,6 +188,7 @@ def compare_scalars(
     diff_mode: str = "difference",
     x_range: tuple[float, float] | None = None,
     placed: Sequence[PlacedSeries | Excluded] | None = None,
+    max_selections: int | None = MAX_SELECTIONS,
 ) -> Comparison:
     """Places, smooths and downsamples series, with diffs vs a baseline.
 
@@ -209,6 +210,8 @@ def compare_scalars(
             the edges.
         placed: Each selection already placed with this axis, smoothing
             and mode (`place_series`, e.g. from a cache); None places them.
+        max_selections: The most selections accepted (None: any number,
+            for in-process callers; the routes keep `MAX_SELECTIONS`).
 
     Returns:
         The comparison, series in selection order.
@@ -217,7 +220,14 @@ def compare_scalars(
         ValueError: On any bad argument, naming the value.
     """
     _validate(
-        selections, axis, smoothing, smoothing_mode, points, diff_mode, x_range
+        selections,
+        axis,
+        smoothing,
+        smoothing_mode,
+        points,
+        diff_mode,
+        x_range,
+        max_selections,
     )
     if placed is None:
         placed = [
@@ -504,10 +514,18 @@ def check_arguments(
     points: int | None = DEFAULT_POINTS,
     diff_mode: str = "difference",
     x_range: tuple[float, float] | None = None,
+    max_selections: int | None = MAX_SELECTIONS,
 ) -> None:
     """Raises the ValueError `compare_scalars` would for these arguments."""
     _validate(
-        selections, axis, smoothing, smoothing_mode, points, diff_mode, x_range
+        selections,
+        axis,
+        smoothing,
+        smoothing_mode,
+        points,
+        diff_mode,
+        x_range,
+        max_selections,
     )
 
 
@@ -519,6 +537,7 @@ def _validate(
     points: int | None,
     diff_mode: str,
     x_range: tuple[float, float] | None,
+    max_selections: int | None = MAX_SELECTIONS,
 ) -> None:
     check_placement(axis, smoothing, smoothing_mode)
     if points is not None and (
@@ -533,9 +552,9 @@ def _validate(
         raise ValueError(
             f"diff mode must be one of {DIFF_MODES}, got {diff_mode!r}"
         )
-    if len(selections) > MAX_SELECTIONS:
+    if max_selections is not None and len(selections) > max_selections:
         raise ValueError(
-            f"at most {MAX_SELECTIONS} series per request, "
+            f"at most {max_selections} series per request, "
             f"got {len(selections)}"
         )
     if x_range is not None:

@@ -442,8 +442,14 @@ class Experiment:
         key, run_names = self._selection(
             metric, tag, runs, fields.get("baseline")
         )
+        # In-process: every point (points=None) of any number of series.
         query = ScalarQuery(
-            runs=run_names, tag=tag, metric=key, points=None, **fields
+            runs=run_names,
+            tag=tag,
+            metric=key,
+            points=None,
+            max_series=None,
+            **fields,
         )
         index, columns, attrs = layout(self._api.scalar_payload(query))
         attrs["metric"] = key or tag

@@ -14,7 +14,7 @@ import pytest
 
 import tb_multiframework as tbmf
 from tests import eventfiles
-from tests.conftest import DEMO_LOGS, ROOT
+from tests.conftest import DEMO_LOGS, ROOT, make_client
 
 WRITERS = os.path.join(ROOT, "tests", "data", "writers")
 
@@ -239,3 +239,34 @@ def test_left_out_series_are_a_warning_at_the_callers_line():
     with pytest.warns(tbmf.TbmfWarning) as found:
         exp.aggregate("loss/val@epoch", x="epoch", by="framework")
     assert found[0].filename == __file__
+
+
+def test_a_sweep_of_more_runs_than_a_request_may_name(tmp_path):
+    """The routes answer at most 100 series a request; in-process, the
+    Python API compares and aggregates any number."""
+    runs = 120
+    for r in range(runs):
+        events = [eventfiles.file_version_event()] + [
+            eventfiles.scalar_event("loss", step, 100.0 + step, r + step / 10)
+            for step in range(20)
+        ]
+        eventfiles.write(
+            str(tmp_path / f"run_{r:03d}" / "events.out.tfevents.1.h.1.0"),
+            eventfiles.record_bytes(events),
+        )
+    exp = tbmf.read(tmp_path)
+    frame = exp.compare(tag="loss", baseline="run_000")
+    assert frame.shape == (20, 2 * runs - 1)
+    diff = frame[("diff", "run_119")].to_numpy()
+    assert np.allclose(diff, 119.0, rtol=0, atol=1e-4)  # float32 values
+    groups = exp.aggregate(tag="loss", by="framework", band="minmax")
+    (group,) = {g for g, _ in groups.columns}
+    assert groups[(group, "count")].tolist() == [float(runs)] * 20
+    assert groups[(group, "upper")].iloc[0] == pytest.approx(119.0)
+    client, _ = make_client(str(tmp_path))
+    query = "&".join(f"run=run_{r:03d}" for r in range(runs))
+    answer = client.get(
+        f"/data/plugin/tb_multiframework/scalars?tag=loss&{query}"
+    )
+    assert answer.status_code == 400
+    assert "at most 100" in answer.get_data(as_text=True)
