@@ -169,6 +169,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             "/layout_preview": self.layout_preview_route,
             "/config_diff": self.config_diff_route,
             "/metric_summary": self.metric_summary_route,
+            "/speed": self.speed_route,
             "/anomalies": self.anomalies_route,
         }
 
@@ -315,6 +316,13 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         return _answer(
             request,
             lambda: self._api.metric_summary(_text(request, "metric")),
+        )
+
+    @wrappers.Request.application
+    def speed_route(self, request: wrappers.Request) -> wrappers.Response:
+        return _answer(
+            request,
+            lambda: self._api.speed(tuple(dict.fromkeys(_runs(request)))),
         )
 
     @wrappers.Request.application

@@ -52,14 +52,21 @@ class MLP(PreTrainedModel):
     def __init__(self, config: MLPConfig) -> None:
         super().__init__(config)
         self.net = nn.Sequential(
-            nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+            nn.Linear(64, 256),
+            nn.ReLU(),
+            nn.Linear(256, 256),
+            nn.ReLU(),
             nn.Linear(256, 3),
         )
         self.post_init()
 
     def forward(self, features, labels=None):  # type: ignore[no-untyped-def]
         logits = self.net(features)
-        loss = None if labels is None else nn.functional.cross_entropy(logits, labels)
+        loss = (
+            None
+            if labels is None
+            else nn.functional.cross_entropy(logits, labels)
+        )
         return SequenceClassifierOutput(loss=loss, logits=logits)
 
 

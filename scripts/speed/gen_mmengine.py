@@ -41,7 +41,10 @@ class SpeedNet(BaseModel):
     def __init__(self) -> None:
         super().__init__()
         self.net = nn.Sequential(
-            nn.Linear(64, 256), nn.ReLU(), nn.Linear(256, 256), nn.ReLU(),
+            nn.Linear(64, 256),
+            nn.ReLU(),
+            nn.Linear(256, 256),
+            nn.ReLU(),
             nn.Linear(256, 3),
         )
 
@@ -56,7 +59,9 @@ class SpeedNet(BaseModel):
 class SlowData(torch.utils.data.Dataset):
     def __init__(self) -> None:
         rng = np.random.default_rng(0)
-        self.x = torch.from_numpy(rng.standard_normal((BATCH * 20, 64)).astype("float32"))
+        self.x = torch.from_numpy(
+            rng.standard_normal((BATCH * 20, 64)).astype("float32")
+        )
         self.y = self.x[:, :3].argmax(1)
 
     def __len__(self) -> int:
@@ -76,31 +81,33 @@ def main() -> None:
     if os.path.exists(work_dir):
         shutil.rmtree(work_dir)
     torch.set_num_threads(1)
-    cfg = Config(dict(
-        model=dict(type="SpeedNet"),
-        work_dir=work_dir,
-        experiment_name="mmengine_sps",
-        train_dataloader=dict(
-            dataset=dict(type="SlowData"),
-            sampler=dict(type="DefaultSampler", shuffle=False),
-            batch_size=BATCH,
-            collate_fn=dict(type="default_collate"),
-        ),
-        train_cfg=dict(by_epoch=False, max_iters=ITERS),
-        optim_wrapper=dict(optimizer=dict(type="SGD", lr=0.05)),
-        log_processor=dict(by_epoch=False, window_size=INTERVAL),
-        default_hooks=dict(
-            logger=dict(type="LoggerHook", interval=INTERVAL),
-            checkpoint=dict(type="CheckpointHook", interval=10**6),
-        ),
-        visualizer=dict(
-            type="Visualizer",
-            vis_backends=[dict(type="TensorboardVisBackend")],
-            name="vis_speed",
-        ),
-        randomness=dict(seed=0),
-        log_level="WARNING",
-    ))
+    cfg = Config(
+        dict(
+            model=dict(type="SpeedNet"),
+            work_dir=work_dir,
+            experiment_name="mmengine_sps",
+            train_dataloader=dict(
+                dataset=dict(type="SlowData"),
+                sampler=dict(type="DefaultSampler", shuffle=False),
+                batch_size=BATCH,
+                collate_fn=dict(type="default_collate"),
+            ),
+            train_cfg=dict(by_epoch=False, max_iters=ITERS),
+            optim_wrapper=dict(optimizer=dict(type="SGD", lr=0.05)),
+            log_processor=dict(by_epoch=False, window_size=INTERVAL),
+            default_hooks=dict(
+                logger=dict(type="LoggerHook", interval=INTERVAL),
+                checkpoint=dict(type="CheckpointHook", interval=10**6),
+            ),
+            visualizer=dict(
+                type="Visualizer",
+                vis_backends=[dict(type="TensorboardVisBackend")],
+                name="vis_speed",
+            ),
+            randomness=dict(seed=0),
+            log_level="WARNING",
+        )
+    )
     runner = Runner.from_cfg(cfg)
     runner.train()
     runner.visualizer.close()

@@ -57,9 +57,14 @@ def ms_steps(path: str, *, with_logical: bool, seed: int) -> dict:
         else:
             writer.add_scalar("perf/queue", float(i % 7), step)
     writer.close()
-    return {"timestampTags": ["perf/latency"] + ([] if with_logical else ["perf/queue"]),
-            "logicalTags": ["loss"] if with_logical else [],
-            "unit": "ms", "firstStep": ms[0], "lastStep": ms[-1]}
+    return {
+        "timestampTags": ["perf/latency"]
+        + ([] if with_logical else ["perf/queue"]),
+        "logicalTags": ["loss"] if with_logical else [],
+        "unit": "ms",
+        "firstStep": ms[0],
+        "lastStep": ms[-1],
+    }
 
 
 def ddp_worker(rank: int, port: int, path: str) -> None:

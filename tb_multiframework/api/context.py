@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tb_multiframework.api import experiments
+from tb_multiframework.api.speed import SpeedBuilder, SpeedContext
 from tb_multiframework.core.axes import EpochMap, build_epoch_map
 from tb_multiframework.core.metrics import (
     MetricEntry,
@@ -62,6 +63,7 @@ class Context:
     metrics: dict[str, MetricEntry]
     errors: tuple[str, ...]
     experiments: experiments.Experiments
+    speed: SpeedContext  # derived speed, step semantics (api/speed.py)
 
 
 class ContextBuilder:
@@ -77,6 +79,7 @@ class ContextBuilder:
         self._store = store
         # run -> (its group's run versions and settings, epoch map)
         self._epoch_cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
+        self._speed = SpeedBuilder(store)
 
     def build(self, config: Config) -> Context:
         """The context of the store's current data under `config`."""
@@ -118,6 +121,19 @@ class ContextBuilder:
                 )
             )
         ]
+        found = experiments.build_experiments(summaries, config)
+        speed = self._speed.build(
+            config=config,
+            summaries=summaries,
+            infos=infos,
+            epoch_maps=epoch_maps,
+            hparams={r: h.values for r, h in found.hparams.items()},
+        )
+        pairs += [
+            (infos[run], tag)
+            for run in summaries
+            for tag in speed.derived_tags(run)
+        ]
         entries = build_metric_index(pairs, aliases=aliases, level_hints=hints)
         return Context(
             summaries=summaries,
@@ -126,7 +142,8 @@ class ContextBuilder:
             aliases=aliases,
             metrics={entry.key: entry for entry in entries},
             errors=tuple(errors),
-            experiments=experiments.build_experiments(summaries, config),
+            experiments=found,
+            speed=speed,
         )
 
     def _epoch_maps(
@@ -197,7 +214,18 @@ class ContextBuilder:
         inputs: dict[str, Any] = {}
         if parent and self._store.has_run(parent):
             inputs.update(self._epoch_inputs(parent))
-        inputs.update(self._store.run_scalars(run, current=True))
+        own = self._store.run_scalars(run, current=True)
+        # Tags whose steps are timestamps say nothing about epochs.
+        judged = self._speed.semantics(
+            run, self._store.summary(run).version, own
+        )
+        inputs.update(
+            {
+                t: s
+                for t, s in own.items()
+                if not (t in judged and judged[t].is_timestamp)
+            }
+        )
         for tag in self._store.summary(run).histogram_tags:
             hist = self._store.histograms(run, tag)
             inputs.setdefault(

@@ -190,6 +190,8 @@ def _axis_inputs(sel: Selection, axis: str) -> tuple[Any, ...]:
     An epoch map is compared by identity: the api builds a new one only
     when the run's group changed.
     """
+    if any(excluded == axis for excluded, _ in sel.excluded_axes):
+        return ("excluded", sel.excluded_axes)
     if axis == "relative":
         return (sel.run_start_time,)
     if axis == "epoch":

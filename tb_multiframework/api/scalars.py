@@ -25,6 +25,7 @@ from tb_multiframework.api.encoding import (
     pack_arrays,
 )
 from tb_multiframework.api.placed import PlacedCache
+from tb_multiframework.api.speed import series_of
 from tb_multiframework.api.views import (
     aggregation_of,
     all_attempt_rows,
@@ -334,7 +335,9 @@ class ScalarAnswers:
             if not query.runs:
                 raise ValueError("name at least one run with a tag")
             for run in query.runs:
-                if tag in ctx.summaries[run].scalar_tags:
+                if tag in ctx.summaries[run].scalar_tags or (
+                    tag in ctx.speed.derived_tags(run)
+                ):
                     wanted.append((run, tag))
                 else:
                     missing.append(
@@ -349,10 +352,11 @@ class ScalarAnswers:
             Selection(
                 run=ctx.infos[run],
                 tag=tag,
-                series=self._store.current_scalars(run, tag),
-                epoch_map=ctx.epoch_maps[run],
+                series=series_of(ctx.speed, self._store, run, tag),
+                epoch_map=ctx.speed.epoch_map_of(run, tag, ctx.epoch_maps[run]),
                 run_start_time=ctx.summaries[run].start_time,
                 run_last_step=ctx.summaries[run].last_step,
+                excluded_axes=ctx.speed.excluded_axes(run, tag),
             )
             for run, tag in wanted
         ]

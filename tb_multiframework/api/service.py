@@ -49,6 +49,7 @@ from tb_multiframework.api.scalars import (
     ScalarQuery,
     aggregation_json,
 )
+from tb_multiframework.api.speed import series_of, speed_json, with_speed
 from tb_multiframework.api.views import resume_note, run_attempts
 from tb_multiframework.core import layouts, safe_regex
 from tb_multiframework.core.axes import EpochMap
@@ -176,10 +177,13 @@ class Api:
         ] + list(ctx.errors)
         return {
             "runs": [
-                {
-                    **self._run_entry(summary, ctx.epoch_maps[run]),
-                    **ctx.experiments.run_fields(run),
-                }
+                with_speed(
+                    {
+                        **self._run_entry(summary, ctx.epoch_maps[run]),
+                        **ctx.experiments.run_fields(run),
+                    },
+                    ctx.speed.runs.get(run),
+                )
                 for run, summary in sorted(ctx.summaries.items())
             ],
             "loading": loader is not None and not loader.loaded_once.is_set(),
@@ -236,7 +240,25 @@ class Api:
             ]
         }
 
-    # Scalars.
+    def speed(self, runs: tuple[str, ...]) -> Encoded:
+        """`GET speed`: each run's speed derived from wall time."""
+        ctx = self._context()
+        for run in runs:
+            if run not in ctx.summaries:
+                raise NotFound(f"unknown run {run!r}")
+        return self._cached(("speed", runs), lambda: self.speed_payload(runs))
+
+    def speed_payload(self, runs: tuple[str, ...]) -> dict[str, Any]:
+        """The `GET speed` answer as a dict (for `tbmf`)."""
+        ctx = self._context()
+        for run in runs:
+            if run not in ctx.summaries:
+                raise NotFound(f"unknown run {run!r}")
+        chosen = runs or tuple(sorted(ctx.summaries))
+        return {
+            "runs": [speed_json(run, ctx.speed.runs[run]) for run in chosen],
+            "dataVersion": self._store.version,
+        }
 
     # Scalars.
 
@@ -264,7 +286,7 @@ class Api:
             raise NotFound(f"unknown metric {metric!r}")
         members = [(m.run, m.tag) for m in entry.members]
         series = {
-            (run, tag): self._store.current_scalars(run, tag)
+            (run, tag): series_of(ctx.speed, self._store, run, tag)
             for run, tag in members
         }
         return experiments.metric_summary(
@@ -370,7 +392,7 @@ class Api:
         candidates = [
             layouts.Candidate(run, tag, _metric_name(ctx, run, tag))
             for run, summary in sorted(ctx.summaries.items())
-            for tag in summary.scalar_tags
+            for tag in (*summary.scalar_tags, *ctx.speed.derived_tags(run))
         ]
         return layouts.preview_to_json(layouts.preview_layout(obj, candidates))
 
@@ -429,7 +451,12 @@ class Api:
 
 
 def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
-    found = canonical_metric(ctx.infos[run], tag, aliases=ctx.aliases)
+    found = canonical_metric(
+        ctx.infos[run],
+        tag,
+        aliases=ctx.aliases,
+        run_tags=frozenset(ctx.summaries[run].scalar_tags),
+    )
     return None if found is None else found.name
 
 

@@ -32,6 +32,7 @@ from tb_multiframework.core.aggregation import (
 from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.compare import ExportRow, Selection, export_rows
 from tb_multiframework.core.metrics import canonical_metric
+from tb_multiframework.core.speed import derived_name
 from tb_multiframework.core.types import AliasRule, Excluded, RunInfo
 from tb_multiframework.store.store import RunMeta, ScalarSeries, Store
 
@@ -48,6 +49,8 @@ class Extra:
 
 def hidden_counts(store: Store, run: str, tag: str) -> dict[str, int]:
     """Points of a series not shown by default: superseded, repeated."""
+    if derived_name(tag) is not None:  # derived from wall time: none
+        return {"superseded": 0, "repeated": 0}
     found = store.scalar_attempts(run, tag)
     if found is None:
         return {"superseded": 0, "repeated": 0}
@@ -66,6 +69,8 @@ def superseded_selections(
     """
     extras = []
     for sel in selections:
+        if derived_name(sel.tag) is not None:
+            continue
         found = store.scalar_attempts(sel.run.run, sel.tag)
         if found is None or bool(found.current.all()):
             continue
@@ -166,6 +171,8 @@ def with_batch_view(
 
 def current_attempts(store: Store, run: str, tag: str) -> dict[int, int]:
     """Attempt of each current point, by step (one current point a step)."""
+    if derived_name(tag) is not None:
+        return {}
     found = store.scalar_attempts(run, tag)
     if found is None:
         return {}

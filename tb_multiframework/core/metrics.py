@@ -9,7 +9,11 @@ The raw tag always stays with the result.
 
 Rules, in order (the first that applies wins; see docs/conventions.md):
 
-1. User alias rules (`AliasRule`), in config order.
+1. User alias rules (`AliasRule`), in config order; then speed and
+   resource tags (`core.speed_tags`: Keras `*_steps_per_second`, HF
+   `train_runtime`, MMEngine `time`, SB3 `time/fps`, `perf/step_time`,
+   `gpu/memory_gb`, ..., and the series derived from wall time) under
+   their canonical names (`time/step`, `throughput/steps_per_s`, ...).
 2. Keras runs (writer `keras`, or a TensorFlow run named `train` or
    `validation`): `epoch_<q>` is epoch-level, `batch_<q>` batch-level,
    `evaluation_<q>_vs_iterations` is `<q>/val` at epoch level. In any run an
@@ -39,6 +43,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .speed_tags import speed_tag
 from .types import LEVELS, AliasRule, RunInfo
 
 SPLIT_SYNONYMS: dict[str, str] = {
@@ -196,7 +201,11 @@ def parse_alias_rules(section: object) -> tuple[AliasRule, ...]:
 
 
 def canonical_metric(
-    run: RunInfo, tag: str, *, aliases: Sequence[AliasRule] = ()
+    run: RunInfo,
+    tag: str,
+    *,
+    aliases: Sequence[AliasRule] = (),
+    run_tags: frozenset[str] = frozenset(),
 ) -> CanonicalMetric | None:
     """Finds the canonical metric of a raw (run, tag).
 
@@ -204,6 +213,8 @@ def canonical_metric(
         run: The run the tag belongs to.
         tag: The raw scalar tag.
         aliases: User rules, tried first, in order.
+        run_tags: The run's scalar tags (some speed tags are named only
+            beside others: MMEngine's `time` with its `data_time`).
 
     Returns:
         The canonical metric, or None for tags that are not metrics
@@ -217,6 +228,9 @@ def canonical_metric(
             )
     if _INTERNAL_TAG.fullmatch(tag):
         return None
+    speed = speed_tag(run, tag, run_tags=run_tags)
+    if speed is not None:
+        return CanonicalMetric(speed.name, None, speed.what)
     tokens = [t for t in tag.split("/") if t]
     if not tokens:
         return None
@@ -246,9 +260,16 @@ def build_metric_index(
         Entries sorted by name, then level (None, epoch, batch).
     """
     hints = level_hints or {}
+    pairs = list(pairs)
+    run_tags: dict[str, set[str]] = {}
+    for run, tag in pairs:
+        run_tags.setdefault(run.run, set()).add(tag)
+    frozen = {run: frozenset(tags) for run, tags in run_tags.items()}
     by_name: dict[str, list[MetricMember]] = {}
     for run, tag in pairs:
-        found = canonical_metric(run, tag, aliases=aliases)
+        found = canonical_metric(
+            run, tag, aliases=aliases, run_tags=frozen[run.run]
+        )
         if found is None:
             continue
         level, how = found.level, found.derivation

@@ -40,6 +40,9 @@ class Selection:
         epoch_map: The run's epoch map (from `build_epoch_map`).
         run_start_time: Wall time of the run's first event.
         run_last_step: The run's largest step.
+        excluded_axes: (axis, reason) pairs of axes the series has no
+            place on (a tag whose steps are timestamps: step, epoch,
+            progress).
     """
 
     run: RunInfo
@@ -48,6 +51,7 @@ class Selection:
     epoch_map: EpochMap | Excluded | None = None
     run_start_time: float | None = None
     run_last_step: int | None = None
+    excluded_axes: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -131,6 +135,9 @@ def place_series(
 
 def sort_on_axis(sel: Selection, axis: str) -> PlacedSeries | Excluded:
     """`place_series` without smoothing (`smoothed` is `y`)."""
+    for excluded, why in sel.excluded_axes:
+        if excluded == axis:
+            return Excluded(why)
     x = axis_values(
         axis,
         sel.series,

@@ -335,7 +335,7 @@ class Loader(PeriodicReload):
                 found.append((run, name, path, fmt))
             elif why:
                 skipped.setdefault(run, {})[name] = why
-        return found, skipped
+        return files_as_ranks(found, self._config()), skipped
 
     def _walk(self) -> Iterator[tuple[str, str, str]]:
         """(run, file name, path) of every file under the roots."""
@@ -417,7 +417,9 @@ class Loader(PeriodicReload):
             file=file,
         )
         for tag, indices in chunk.scalar_groups():
-            state.repeats.add(file, tag, chunk.steps[indices])
+            state.repeats.add(
+                file, tag, chunk.steps[indices], chunk.wall_times[indices]
+            )
             self._store.append_scalars(
                 run,
                 tag,
@@ -494,7 +496,37 @@ class Loader(PeriodicReload):
                 + state.logged_hparams
             ),
             attempt_starts=tuple(state.attempts.starts),
+            file_spans=tuple(state.repeats.file_spans()),
+            repeated_files=tuple(state.repeats.repeated_files()),
         )
+
+
+def files_as_ranks(
+    found: list[tuple[str, str, str, str]], config: Config
+) -> list[tuple[str, str, str, str]]:
+    """Each log file of a run with `filesAsRanks` set becomes its own run.
+
+    Several processes (DDP ranks) writing one directory interleave their
+    points; read apart, each file is a run `<run>/rank_<k>` (k in file-name
+    order, not the process' own rank), and the group rules put the ranks
+    together (core/groups.py: sibling `rank_<k>` runs).
+    """
+    by_run: dict[str, list[tuple[str, str, str, str]]] = {}
+    for item in found:
+        by_run.setdefault(item[0], []).append(item)
+    out = []
+    for run, items in by_run.items():
+        if len(items) < 2 or not config.for_run(run).files_as_ranks:
+            out.extend(items)
+            continue
+        for rank, (_, name, path, fmt) in enumerate(
+            sorted(items, key=lambda item: item[1])
+        ):
+            label = f"rank_{rank}"
+            out.append(
+                (label if run == "." else f"{run}/{label}", name, path, fmt)
+            )
+    return out
 
 
 def _read_side_files(state: _RunState) -> None:

@@ -13,6 +13,7 @@ they got new points.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -29,11 +30,22 @@ class StepRepeats:
         # Python values, so that the reader state can be cached.
         self._repeated: dict[str, tuple[list[int], int, list[str]]] = {}
         self._warning = ""
+        # file -> [points, first wall, last wall, lowest step, highest step]
+        # of its scalar points (for the shared-directory check, core/writers)
+        self._spans: dict[str, list[float]] = {}
 
-    def add(self, file: str, tag: str, steps: np.ndarray) -> None:
+    def add(
+        self,
+        file: str,
+        tag: str,
+        steps: np.ndarray,
+        wall_times: np.ndarray | None = None,
+    ) -> None:
         """Notes points appended to `tag` from `file`, in logged order."""
         if len(steps) == 0:
             return
+        if wall_times is not None:
+            self._note_span(file, steps, wall_times)
         lo, hi = int(steps.min()), int(steps.max())
         files = self._ranges.setdefault(tag, {})
         old = files.get(file)
@@ -46,6 +58,48 @@ class StepRepeats:
             for other, (a, b) in files.items()
         ):
             self._changed.add(tag)
+
+    def _note_span(
+        self, file: str, steps: np.ndarray, wall_times: np.ndarray
+    ) -> None:
+        spans = getattr(self, "_spans", None)
+        if spans is None:  # reader state cached before spans were kept
+            spans = self._spans = {}
+        walls = wall_times[np.isfinite(wall_times)]
+        lo_w = float(walls.min()) if walls.size else math.inf
+        hi_w = float(walls.max()) if walls.size else -math.inf
+        new = [
+            float(len(steps)),
+            lo_w,
+            hi_w,
+            int(steps.min()),
+            int(steps.max()),
+        ]
+        old = spans.get(file)
+        if old is not None:
+            new = [
+                old[0] + new[0],
+                min(old[1], new[1]),
+                max(old[2], new[2]),
+                min(old[3], new[3]),
+                max(old[4], new[4]),
+            ]
+        spans[file] = new
+
+    def file_spans(self) -> list[tuple[str, int, float, float, int, int]]:
+        """(file, points, first wall, last wall, lowest step, highest step)
+        of every file's scalar points, in file-name order."""
+        spans = getattr(self, "_spans", None) or {}
+        return [
+            (name, int(p), w0, w1, int(s0), int(s1))
+            for name, (p, w0, w1, s0, s1) in sorted(spans.items())
+        ]
+
+    def repeated_files(self) -> list[str]:
+        """Files involved in steps logged again by another file."""
+        return sorted(
+            {f for _, _, names in self._repeated.values() for f in names}
+        )
 
     def warning(self, steps_of: Callable[[str], np.ndarray]) -> str:
         """The run's warning, or "" when no file logged a step again.

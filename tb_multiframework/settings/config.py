@@ -51,6 +51,8 @@ _RUN_KEYS: dict[str, type | tuple[type, ...]] = {
     "stepsPerEpoch": (int, float),
     "epochOffset": (int, float),
     "hparams": dict,
+    "samplesPerStep": (int, float),
+    "filesAsRanks": bool,
 }
 _MAX_CONFIG_BYTES = 1 << 20  # a config file larger than this is refused
 
@@ -66,6 +68,8 @@ class RunOverride:
     steps_per_epoch: float | None = None
     epoch_offset: float | None = None
     hparams: tuple[tuple[str, Any], ...] | None = None  # flat, sorted
+    samples_per_step: float | None = None  # batch size for samples/s
+    files_as_ranks: bool | None = None  # read each events file as a rank
 
 
 @dataclasses.dataclass(frozen=True)
@@ -130,7 +134,9 @@ def _parse_override(pattern: str, settings: Any) -> RunOverride:
             raise ValueError(
                 f"{where}: unknown key {key!r} (known: {sorted(_RUN_KEYS)})"
             )
-        if isinstance(value, bool) or not isinstance(value, expected):
+        if (isinstance(value, bool) and expected is not bool) or not (
+            isinstance(value, expected)
+        ):
             raise ValueError(
                 f"{where}.{key}: wrong type {type(value).__name__}"
             )
@@ -145,6 +151,9 @@ def _parse_override(pattern: str, settings: Any) -> RunOverride:
     steps = settings.get("stepsPerEpoch")
     if steps is not None and not steps > 0:
         raise ValueError(f"{where}.stepsPerEpoch: {steps} is not positive")
+    samples = settings.get("samplesPerStep")
+    if samples is not None and not samples > 0:
+        raise ValueError(f"{where}.samplesPerStep: {samples} is not positive")
     hparams = None
     if settings.get("hparams") is not None:
         flat, problems = flatten(settings["hparams"])
@@ -163,6 +172,8 @@ def _parse_override(pattern: str, settings: Any) -> RunOverride:
             if settings.get("epochOffset") is None
             else float(settings["epochOffset"])
         ),
+        samples_per_step=None if samples is None else float(samples),
+        files_as_ranks=settings.get("filesAsRanks"),
     )
 
 

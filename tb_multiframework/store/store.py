@@ -121,6 +121,9 @@ class RunMeta:
       sub_run: "add_scalars" | "add_hparams" | "".
       hparams: hyper-parameter sources found in the run's files
         (`core.hparams.HParamSource`), weakest first.
+      file_spans: per log file, (name, scalar points, first and last wall
+        time, lowest and highest step), for the shared-directory check.
+      repeated_files: files that logged steps another file logged too.
     """
 
     run: str
@@ -142,6 +145,8 @@ class RunMeta:
     trainer_evidence: tuple[str, ...] = ()
     parent: str = ""
     sub_run: str = ""
+    file_spans: tuple[tuple[str, int, float, float, int, int], ...] = ()
+    repeated_files: tuple[str, ...] = ()
 
 
 class _Run:
