@@ -92,11 +92,16 @@ def write_run(path, steps, walls, *, purge_step=None, loss_seed=0):
         json.dump({"batch_size": BATCH, "lr": 0.1}, f)
 
 
-def epoch_truth(end_wall: np.ndarray) -> list[float]:
-    """Epoch k (k >= 1) lasts from the end of epoch k-1's last step to the
-    end of its own (its first step's pause included)."""
-    last = [k * STEPS_PER_EPOCH + STEPS_PER_EPOCH - 1 for k in range(6)]
-    return [float(end_wall[b] - end_wall[a]) for a, b in zip(last, last[1:])]
+def epoch_truth(end_wall: np.ndarray, d: np.ndarray) -> list[float]:
+    """Epoch k (k >= 1) lasts from the start of its first step (after the
+    previous epoch's evaluation) to the start of the next epoch's (its own
+    evaluation included); the last epoch ends with its last step."""
+    starts = [
+        end_wall[k * STEPS_PER_EPOCH] - d[k * STEPS_PER_EPOCH]
+        for k in range(1, STEPS // STEPS_PER_EPOCH)
+    ]
+    starts.append(end_wall[-1])
+    return [float(b - a) for a, b in zip(starts, starts[1:])]
 
 
 def pauses_truth(pause: np.ndarray) -> list[dict[str, float]]:
@@ -134,7 +139,7 @@ def main() -> None:
         # own duration comes before the first point).
         "warmupSeconds": float(end[len(WARMUP) - 1] - end[0]),
         "pauses": pauses_truth(pause),
-        "epochSeconds": epoch_truth(end),
+        "epochSeconds": epoch_truth(end, d),
         "totalSeconds": float(end[-1] - end[0]),
         "samplesPerStep": BATCH,
     }
@@ -180,7 +185,11 @@ def main() -> None:
         "resumeGapSeconds": float(end_b[keep_b][0] - end_a[keep_a][-1]),
         "resumeStep": RESUME_FROM,
         "warmups": [[0, 3], [300, 303]],
-        "pauses": [p for p in pauses_truth(pause2) if p["step"] <= RESUME_STOP]
+        # Pauses between shown points: attempt 0 up to its last point
+        # before the resume (295), attempt 1 after its first (300).
+        "pauses": [
+            p for p in pauses_truth(pause2) if p["step"] <= RESUME_FROM - 5
+        ]
         + [p for p in pauses_truth(pause2) if p["step"] > RESUME_FROM],
         "totalSeconds": float(end_b[-1] - end_a[0]),
         "samplesPerStep": BATCH,

@@ -334,7 +334,7 @@ class SpeedBuilder:
                 np.empty(0, np.int64),
                 np.empty(0),
                 epoch_ends=ends,
-                epoch_source="epoch-end points" if ends is not None else "",
+                epoch_source=emap.source if isinstance(emap, EpochMap) else "",
                 samples_per_step=samples,
                 samples_source=samples_source,
                 evidence=evidence,
@@ -372,12 +372,8 @@ class SpeedBuilder:
             series.wall_times,
             attempts=attempts,
             epoch_x=epoch_x,
-            epoch_ends=ends if epoch_x is None else None,
-            epoch_source=(
-                source
-                if epoch_x is not None or ends is None
-                else "epoch-end points"
-            ),
+            epoch_ends=ends,
+            epoch_source=source,
             samples_per_step=samples,
             samples_source=samples_source,
             evidence=evidence,

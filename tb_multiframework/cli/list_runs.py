@@ -142,7 +142,9 @@ def _columns(
         ),
         RowColumn(
             "group",
-            common.Column("group", elide=True, keep_tail=True, min_width=14, drop=9),
+            common.Column(
+                "group", elide=True, keep_tail=True, min_width=14, drop=9
+            ),
             _group_text,
             value("group"),
         ),

@@ -43,7 +43,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from .speed_tags import speed_tag
+from .speed_tags import CANONICAL_UNITS, speed_tag
 from .types import LEVELS, AliasRule, RunInfo
 
 SPLIT_SYNONYMS: dict[str, str] = {
@@ -274,7 +274,12 @@ def build_metric_index(
             continue
         level, how = found.level, found.derivation
         hint = hints.get((run.run, tag))
-        if level is None and hint in LEVELS and found.name != EPOCH_COUNTER:
+        if (
+            level is None
+            and hint in LEVELS
+            and found.name != EPOCH_COUNTER
+            and found.name not in CANONICAL_UNITS  # speed: one entry, no level
+        ):
             level, how = hint, f"{how}; {hint} level from the data"
         member = MetricMember(run.run, tag, level, how)
         by_name.setdefault(found.name, []).append(member)

@@ -114,6 +114,8 @@ class EpochTime:
     epoch: int
     seconds: float
     end_step: float  # the (fractional) step where it ended
+    end_wall: float  # the wall time where it ended
+    indexed: bool = False  # end_step is the epoch index (no step stream)
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,9 @@ class DerivedSeries:
     wall_times: FloatArray
     values: FloatArray
     epoch_indexed: bool = False  # steps are epoch indices (time/epoch only)
+
+    def __len__(self) -> int:
+        return int(self.steps.size)
 
 
 @dataclass(frozen=True)
@@ -379,7 +384,7 @@ def derive_speed(
             steps[at], walls[at], samples_per_step / rate[valid]
         )
     if epochs:
-        series["time/epoch"] = _epoch_series(epochs, steps, walls)
+        series["time/epoch"] = _epoch_series(epochs)
     return dataclasses.replace(speed, series=series)
 
 
@@ -468,10 +473,20 @@ def _epochs(
     median: float,
     epoch_ends: tuple[Int64Array, FloatArray] | None,
 ) -> tuple[tuple[EpochTime, ...], str]:
-    """Epoch durations from boundary to boundary, and a note."""
-    if ex is None or not np.all(np.isfinite(ex)):
-        if epoch_ends is not None:
-            return _epochs_from_ends(epoch_ends), ""
+    """Epoch durations from boundary to boundary, and a note.
+
+    Points written at each epoch's end (epoch-indexed tags: Keras
+    `epoch_*`, hapi `eval/*`) mark the ends exactly and are used first;
+    else the stream's positions on the epoch axis.
+    """
+    usable = ex is not None and bool(np.all(np.isfinite(ex)))
+    if epoch_ends is not None:
+        found = _epochs_from_ends(
+            epoch_ends, (ex, steps) if usable and ex is not None else None
+        )
+        if found:
+            return found, "; epochs from the epoch-end points"
+    if ex is None or not usable:
         return (), ""
     lo, hi = float(ex[0]), float(ex[-1])
     first, last = math.ceil(lo), math.floor(hi)
@@ -484,9 +499,13 @@ def _epochs(
         a, b = bounds.get(k), bounds.get(k + 1)
         if a is None or b is None:
             continue
-        if any(a[0] < hi and b[0] > lo for lo, hi in gaps):
+        if any(a[0] < g_hi and b[0] > g_lo for g_lo, g_hi in gaps):
             continue  # the epoch holds a resume: its time is not an epoch's
-        out.append(EpochTime(epoch=k, seconds=b[1] - a[1], end_step=b[0]))
+        out.append(
+            EpochTime(
+                epoch=k, seconds=b[1] - a[1], end_step=b[0], end_wall=b[1]
+            )
+        )
     note = "" if out or last - first < 1 else "; epochs cross resume gaps"
     return tuple(out), note
 
@@ -500,40 +519,54 @@ def _boundary(
     same: np.ndarray,
     median: float,
 ) -> tuple[float, float] | None:
-    """(step, wall time) where epoch position k is reached, or None when
-    the interval holding it crosses a resume gap.
+    """(step, wall time) where epoch k begins (epoch k - 1 ends), or None
+    when the interval holding it crosses a resume gap.
 
-    Inside an interval the time is spread linearly, except in an epoch-end
-    stall: its pause comes after the boundary, so the boundary sits at the
-    interval's start plus typical steps.
+    An epoch's time includes the pause at its end (its evaluation): in an
+    interval holding a boundary and a stall, the boundary sits after the
+    pause, typical steps before the interval's end. In any other interval
+    the time is spread linearly.
     """
-    hit = np.flatnonzero(ex == k)
-    if hit.size:
-        i = int(hit[0])
-        return float(steps[i]), float(walls[i])
-    i = int(np.searchsorted(ex, k, side="right")) - 1  # ex[i] < k < ex[i+1]
-    if i < 0 or i + 1 >= ex.size or not same[i]:
+    j = int(np.searchsorted(ex, k, side="right")) - 1  # ex[j] <= k < ex[j+1]
+    if j < 0:
         return None
-    frac = (k - ex[i]) / (ex[i + 1] - ex[i])
-    step = steps[i] + frac * (steps[i + 1] - steps[i])
-    if stall[i]:
-        return float(step), float(walls[i] + (step - steps[i]) * median)
-    return float(step), float(walls[i] + frac * (walls[i + 1] - walls[i]))
+    if j == ex.size - 1:
+        return (float(steps[j]), float(walls[j])) if ex[j] == k else None
+    if not same[j]:
+        return None
+    frac = (k - ex[j]) / (ex[j + 1] - ex[j])
+    step = steps[j] + frac * (steps[j + 1] - steps[j])
+    if stall[j]:
+        return float(step), float(walls[j + 1] - (steps[j + 1] - step) * median)
+    return float(step), float(walls[j] + frac * (walls[j + 1] - walls[j]))
 
 
 def _epochs_from_ends(
     epoch_ends: tuple[Int64Array, FloatArray],
+    stream: tuple[FloatArray, Int64Array] | None = None,
 ) -> tuple[EpochTime, ...]:
-    """Durations between consecutive epoch-end points (epoch 1 onwards)."""
+    """Durations between consecutive epoch-end points (epoch 1 onwards).
+
+    Args:
+        epoch_ends: (epoch index, wall time) of the points at each end.
+        stream: (epoch positions, steps) of the step stream, to give each
+            epoch its end step; None: the end step is the epoch index.
+    """
     index, walls = (np.asarray(a) for a in epoch_ends)
     out = []
     for j in range(1, index.size):
         if index[j] == index[j - 1] + 1 and walls[j] > walls[j - 1]:
+            end = float(index[j])
+            if stream is not None:
+                x, steps = stream
+                end = float(np.interp(index[j] + 1.0, x, steps))
             out.append(
                 EpochTime(
                     epoch=int(index[j]),
                     seconds=float(walls[j] - walls[j - 1]),
-                    end_step=float(index[j]),
+                    end_step=end,
+                    end_wall=float(walls[j]),
+                    indexed=stream is None,
                 )
             )
     return tuple(out)
@@ -548,30 +581,22 @@ def _epoch_only(
     epochs = _epochs_from_ends(epoch_ends)
     if not epochs:
         return base
-    index, walls = (np.asarray(a) for a in epoch_ends)
-    series = {
-        "time/epoch": DerivedSeries(
-            steps=np.array([e.epoch for e in epochs], np.int64),
-            wall_times=np.array(
-                [walls[index == e.epoch][0] for e in epochs], np.float64
-            ),
-            values=np.array([e.seconds for e in epochs], np.float64),
-            epoch_indexed=True,
-        )
-    }
-    return dataclasses.replace(base, epochs=epochs, series=series)
+    series = {"time/epoch": _epoch_series(epochs)}
+    return dataclasses.replace(
+        base,
+        epochs=epochs,
+        series=series,
+        epoch_source=(base.epoch_source or "")
+        + "; epochs from the epoch-end points",
+    )
 
 
-def _epoch_series(
-    epochs: Sequence[EpochTime], steps: Int64Array, walls: FloatArray
-) -> DerivedSeries:
-    end = np.array([e.end_step for e in epochs])
-    # The logged point at or after each boundary carries it.
-    idx = np.minimum(np.searchsorted(steps, end - 1e-9), steps.size - 1)
+def _epoch_series(epochs: Sequence[EpochTime]) -> DerivedSeries:
     return DerivedSeries(
-        steps=steps[idx].astype(np.int64),
-        wall_times=walls[idx].astype(np.float64),
+        steps=np.array([round(e.end_step) for e in epochs], np.int64),
+        wall_times=np.array([e.end_wall for e in epochs], np.float64),
         values=np.array([e.seconds for e in epochs], np.float64),
+        epoch_indexed=all(e.indexed for e in epochs),
     )
 
 
