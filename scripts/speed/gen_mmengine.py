@@ -21,15 +21,14 @@ import os
 import shutil
 import time
 
+import mmengine
 import numpy as np
 import torch
-from torch import nn
-
-import mmengine
 from mmengine.config import Config
 from mmengine.model import BaseModel
 from mmengine.registry import DATASETS, MODELS
 from mmengine.runner import Runner
+from torch import nn
 
 BATCH = 64
 ITERS = 120

@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tb_multiframework.cli import common, export, selection
+from tb_multiframework.cli import common, export, selection, speed
 
 HELP = "exit 0 when the candidate stays within tolerance of the baseline"
 EPILOG = """\
@@ -28,6 +28,12 @@ same (a candidate that diverges where the baseline did not fails).
 --window: all (default), last (the end of the overlap), or FROM:TO on the
 axis (either end may be left out: 2: or :5).
 
+Speed metrics (time/step, throughput/steps_per_s, throughput/samples_per_s,
+time/epoch, time/total) compare the two runs' speed derived from wall time
+(median step time, steady throughput, median epoch time, training time),
+one-sided: the candidate fails when slower by more than --tolerance
+(5% or 0.05); faster always passes.
+
 --histograms TAG_A TAG_B compares the baseline's TAG_A with the
 candidate's TAG_B at each of the baseline's histogram positions inside the
 candidate's range (the nearest candidate histogram), in the window:
@@ -39,6 +45,7 @@ violation are printed) or no overlap; 2 usage error.
 """
 _DEFAULT_RTOL = 0.05  # relative tolerance
 _DEFAULT_HIST_TOL = 0.1  # KS statistic and W1 limit
+_DEFAULT_SPEED_TOL = 0.05  # relative slow-down a speed check allows
 
 
 def register(commands: Any) -> None:
@@ -89,6 +96,14 @@ def register(commands: Any) -> None:
         default=None,
         metavar="N",
         help="common bins of the histogram comparison (default as the tab)",
+    )
+    parser.add_argument(
+        "--tolerance",
+        type=speed.parse_tolerance,
+        default=_DEFAULT_SPEED_TOL,
+        metavar="T",
+        help="for speed metrics (time/step, throughput/steps_per_s, ...): how "
+        "much slower the candidate may be, 5%% or 0.05 (default 5%%)",
     )
     parser.add_argument("--json", action="store_true", help="JSON output")
     parser.set_defaults(handler=run)
@@ -146,13 +161,17 @@ def run(args: argparse.Namespace) -> int:
     stack = common.load(args)
 
     results = []
-    if args.metric:
+    speed_metrics = [m for m in args.metric or [] if m in speed.BY_METRIC]
+    curve_metrics = [m for m in args.metric or [] if m not in speed.BY_METRIC]
+    if speed_metrics:
+        results += speed.check(args, stack, speed_metrics)
+    if curve_metrics:
         pairing = selection.pair_metrics(
-            stack, args.baseline, args.candidate, args.metric
+            stack, args.baseline, args.candidate, curve_metrics
         )
         for item in pairing.one_sided:
             message = f"{item['missing']!r} has no metric {item['metric']}"
-            if item["metric"] in args.metric:  # named by its exact key
+            if item["metric"] in curve_metrics:  # named by its exact key
                 raise common.UsageError(message)
             common.warn(args, f"{message}; that level is not checked")
         common.warn_run_problems(
@@ -181,7 +200,12 @@ def run(args: argparse.Namespace) -> int:
         common.print_json({"passed": passed, "checks": results})
     else:
         for result in results:
-            print("\n".join(_lines(result)))
+            lines = (
+                speed.check_lines(result)
+                if result["kind"] == "speed"
+                else _lines(result)
+            )
+            print("\n".join(lines))
     return common.EXIT_OK if passed else common.EXIT_FAILED
 
 

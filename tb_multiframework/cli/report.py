@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tb_multiframework import __version__
-from tb_multiframework.cli import common, export, selection
+from tb_multiframework.cli import common, export, selection, speed
 
 HELP = "a candidate against a baseline: Markdown card or HTML page"
 EPILOG = """\
@@ -97,6 +97,9 @@ class ReportData:
     )
     version: str = __version__
     charts: list[dict[str, Any]] = field(default_factory=list)
+    # the speed section: `cli.speed.compare` items, and the two runs read
+    speed: list[dict[str, Any]] = field(default_factory=list)
+    speed_runs: tuple[str | None, str | None] = (None, None)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -158,7 +161,14 @@ def gather(
         items.append(item)
         if with_charts:
             charts.append(_chart(stack, args, paired, item))
+    base_speed = speed.run_speed(stack, args.baseline)
+    cand_speed = speed.run_speed(stack, args.candidate)
     return ReportData(
+        speed=speed.compare(base_speed, cand_speed, args.tolerance),
+        speed_runs=(
+            None if base_speed is None else base_speed["run"],
+            None if cand_speed is None else cand_speed["run"],
+        ),
         baseline=args.baseline,
         candidate=args.candidate,
         axis=args.x,

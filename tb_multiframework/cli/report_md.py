@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from tb_multiframework.cli import common, selection
+from tb_multiframework.cli import common, selection, speed
 from tb_multiframework.cli.report import ReportData
 
 ARROWS = {"min": " ↓", "max": " ↑"}
@@ -66,8 +66,10 @@ def render(data: ReportData) -> str:
             f"| {common.MISSING} | {md_code(item['metric'])} | | | "
             f"not in {md_code(item['missing'])} |"
         )
+    lines += _speed_lines(data)
     counts = {
         symbol: sum(i["verdict"]["symbol"] == symbol for i in data.items)
+        + sum(i["verdict"]["symbol"] == symbol for i in data.speed)
         for symbol in ("✅", "❌", "⚠️")
     }
     tolerance = f"{data.tolerance:.4g}".replace("-", "−")
@@ -84,6 +86,34 @@ def render(data: ReportData) -> str:
         f"{data.generated}</sub>",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _speed_lines(data: ReportData) -> list[str]:
+    """The speed section: one line per figure, derived from wall time."""
+    if not data.speed:
+        return []
+    base, cand = (md_code(str(r)) for r in data.speed_runs)
+    lines = [
+        "",
+        f"**Speed** (derived from wall time; {base} vs {cand}; faster is "
+        "better)",
+        "",
+        "| | figure | baseline | candidate | change |",
+        "|:-:|:--|--:|--:|--:|",
+    ]
+    for item in data.speed:
+        change = common.MISSING
+        if item["relative"] is not None:
+            change = common.format_percent(item["relative"])
+        arrow = ARROWS.get(item["direction"], "")
+        lines.append(
+            f"| {item['verdict']['symbol']} | {item['label']} "
+            f"({md_code(item['metric'])}){arrow} | "
+            f"{speed.format_figure(item['baseline'], item['unit'])} | "
+            f"{speed.format_figure(item['candidate'], item['unit'])} | "
+            f"{change} |"
+        )
+    return lines
 
 
 def _config_lines(data: ReportData) -> list[str]:

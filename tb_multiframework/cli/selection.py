@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tb_multiframework.cli import common
+from tb_multiframework.cli.speed import SPEED_NAMES
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ def pair_metrics(
                 if entry not in entries:
                     entries.append(entry)
     else:
-        entries = list(metrics)
+        # Speed and resources are compared as figures (`cli/speed.py`).
+        entries = [m for m in metrics if m["name"] not in SPEED_NAMES]
     paired, one_sided = [], []
     for entry in entries:
         member_b = common.member_of(entry, runs_b, baseline)

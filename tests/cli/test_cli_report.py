@@ -98,10 +98,24 @@ def test_markdown_card_line_by_line(demo_logdir, tmp_path) -> None:
             100 * item["last"]["relative"], abs=0.06
         )
     after = lines[4 + len(rows) :]
+    # the speed section (tests/cli/test_cli_speed.py checks its numbers)
+    assert after[1].startswith("**Speed** (derived from wall time; ")
+    assert _cells(after[3]) == ["", "figure", "baseline", "candidate", "change"]
+    speed_rows = []
+    for line in after[5:]:
+        if not line.startswith("| "):
+            break
+        speed_rows.append(_cells(line))
+    assert [r[1].rsplit(" (", 1)[1] for r in speed_rows][:2] == [
+        "`time/step`) ↓",
+        "`throughput/steps_per_s`) ↑",
+    ]
+    after = after[5 + len(speed_rows) :]
     assert after[:3] == ["", "Config: no hyper-parameters logged.", ""]
     after = after[2:]
     counts = {
         s: sum(_expected_verdict(i, 0.05) == s for i in data["metrics"])
+        + sum(r[0] == s for r in speed_rows)
         for s in ("✅", "❌", "⚠️")
     }
     summary = " · ".join(f"{s} {n}" for s, n in counts.items() if n)
