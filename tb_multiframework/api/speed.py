@@ -312,10 +312,14 @@ class SpeedBuilder:
             (t for t, n in usable.items() if n >= top // 2),
             key=lambda t: (-usable[t], t),
         )[:_MAX_STREAM_CANDIDATES]
-        return {
-            t: int(np.unique(self._store.current_scalars(run, t).steps).size)
-            for t in dense
-        }
+        # Current points have increasing steps (conventions.md, "Resumed
+        # runs"): their number is the distinct steps, no decoding needed
+        # when every point is current.
+        out = {}
+        for tag in dense:
+            found = self._store.scalar_attempts(run, tag)
+            out[tag] = usable[tag] if found is None else int(found.current.sum())
+        return out
 
     def _derive(
         self,

@@ -356,7 +356,7 @@ def derive_speed(
     )
     speed = dataclasses.replace(
         base,
-        logged_every=int(np.median(ds[valid])),
+        logged_every=int(_weighted_median(ds[valid], np.ones(1))),
         intervals=int(valid.sum()),
         median_step_time=median,
         steady_step_time=steady_time,
@@ -611,6 +611,12 @@ def _series(
 
 
 def _weighted_median(values: FloatArray, weights: FloatArray) -> float:
+    """The weighted median; with equal weights (or one weight for all) the
+    plain median, found by a partition instead of a sort."""
+    if weights.size and bool(np.all(weights == weights[0])):
+        if values.size and bool(np.all(values == values[0])):
+            return float(values[0])
+        return float(np.median(values))
     order = np.argsort(values, kind="stable")
     v, w = values[order], weights[order]
     cum = np.cumsum(w)
