@@ -33,6 +33,20 @@
  * @property {RunAttempt[]} [attempts] one per attempt of a resumed run
  * @property {string} [resumeNote] "resumed at step 40 · 20 points
  *     superseded", or ""
+ * @property {RunSpeed | null} [speed] speed derived from wall time
+ *
+ * @typedef {Object} RunSpeed The `speed` summary of a `GET runs` entry.
+ * @property {number | null} medianStepTime seconds
+ * @property {number | null} stepsPerSecond steady
+ * @property {number | null} samplesPerSecond when the batch size is known
+ * @property {number | null} totalSeconds first to last point of the stream
+ * @property {number | null} trainingSeconds resume downtime left out
+ * @property {number} intervals logged intervals read
+ * @property {number | null} medianEpochSeconds
+ * @property {number} stalls
+ * @property {string} stream the tag read
+ * @property {string[]} timestampTags tags whose steps are timestamps
+ * @property {string[] | null} sharedWriters files written at once
  *
  * @typedef {Object} RunAttempt
  * @property {number} attempt 0 for the first

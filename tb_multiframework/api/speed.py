@@ -555,6 +555,8 @@ def _speed_summary(facts: RunSpeedFacts) -> dict[str, Any]:
         "stepsPerSecond": s.steps_per_second,
         "samplesPerSecond": s.samples_per_second,
         "totalSeconds": s.total_seconds,
+        "trainingSeconds": s.training_seconds,
+        "intervals": s.intervals,
         "medianEpochSeconds": s.median_epoch_seconds,
         "stalls": len([x for x in s.stalls if x.kind != "resume"]),
         "stream": s.stream,

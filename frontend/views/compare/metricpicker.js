@@ -272,6 +272,14 @@ export class MetricPicker {
           attrs: { type: "button" },
           on: { click: pickBest },
         }),
+        row.entries.some((e) => e.members.some((m) => isDerived(m.tag)))
+          ? h("span", {
+              className: "tbmf-cmp-metric__derived",
+              text: "from wall time",
+              title:
+                "Derived from wall time for every run (tags “[derived] …”): no logging needed; logged speed tags of the same meaning sit beside them",
+            })
+          : null,
         h(
           "span",
           { className: "tbmf-cmp-metric__levels" },
@@ -479,4 +487,13 @@ export function defaultMetric(metrics, selected) {
     }
   }
   return best;
+}
+
+/**
+ * A series derived from wall time (`[derived] time/step`), not logged.
+ * @param {string} tag
+ * @returns {boolean}
+ */
+export function isDerived(tag) {
+  return tag.startsWith("[derived] ");
 }

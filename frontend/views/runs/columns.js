@@ -56,6 +56,22 @@ export const COLUMNS = [
     sortKey: (r) => duration(r) ?? -Infinity,
   },
   {
+    id: "steptime",
+    label: "Step time",
+    title:
+      "Median seconds a step, derived from wall time (the run's densest step-counted tag; logging every N steps, pauses and resumes accounted for)",
+    numeric: true,
+    sortKey: (r) => r.speed?.medianStepTime ?? -Infinity,
+  },
+  {
+    id: "traintime",
+    label: "Train time",
+    title:
+      "Training time derived from wall time: the attempts' spans, the downtime between a run and its resume left out",
+    numeric: true,
+    sortKey: (r) => r.speed?.trainingSeconds ?? -Infinity,
+  },
+  {
     id: "warnings",
     label: "Warnings",
     title: "Problems met while reading the files",
@@ -194,4 +210,41 @@ export function duration(run) {
  */
 export function isNumber(value) {
   return typeof value === "number" && Number.isFinite(value);
+}
+
+/**
+ * A run's speed cell: its median step time, with the details as a tooltip.
+ * @param {RunInfo} run
+ * @returns {{text: string, title: string}}
+ */
+export function stepTimeCell(run) {
+  const speed = run.speed;
+  if (!speed || speed.medianStepTime == null) {
+    return {
+      text: "—",
+      title: speed?.stream === "" ? "no step-counted tag to time" : "",
+    };
+  }
+  const lines = [
+    `median ${formatStepTime(speed.medianStepTime)} a step (derived from wall time, tag ${speed.stream})`,
+  ];
+  if (speed.stepsPerSecond != null) {
+    lines.push(`${speed.stepsPerSecond.toPrecision(4)} steps/s steady`);
+  }
+  if (speed.samplesPerSecond != null) {
+    lines.push(`${speed.samplesPerSecond.toPrecision(4)} samples/s`);
+  }
+  if (speed.stalls) lines.push(`${speed.stalls} stalls`);
+  return { text: formatStepTime(speed.medianStepTime), title: lines.join("\n") };
+}
+
+/**
+ * Seconds a step, in ms below a second.
+ * @param {number | null | undefined} seconds
+ * @returns {string}
+ */
+export function formatStepTime(seconds) {
+  if (seconds == null || !Number.isFinite(seconds)) return "—";
+  if (seconds < 1) return `${(seconds * 1000).toPrecision(3)} ms`;
+  return `${seconds.toPrecision(3)} s`;
 }

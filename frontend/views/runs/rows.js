@@ -11,8 +11,10 @@ import {
 import { anomalyBadge } from "../../anomalies.js";
 import {
   duration,
+  formatStepTime,
   isNumber,
   LEAD_COLUMNS,
+  stepTimeCell,
   TOTAL_COLUMNS,
   trainerLabel,
 } from "./columns.js";
@@ -130,6 +132,16 @@ export function groupRow(group, members, host) {
           : null,
       ),
     ),
+    numericCell(
+      "steptime",
+      formatStepTime(densest(members)?.speed?.medianStepTime),
+      `the member read over the most intervals: ${densest(members)?.run ?? "none"} (derived from wall time)`,
+    ),
+    numericCell(
+      "traintime",
+      formatDuration(densest(members)?.speed?.trainingSeconds),
+      "derived from wall time",
+    ),
     h(
       "td",
       { className: "is-numeric", dataset: { col: "warnings" } },
@@ -243,6 +255,12 @@ export function runRows(run, inGroup, host) {
     numericCell("points", formatInt(run.numPoints)),
     numericCell("steps", formatSteps(run.firstStep, run.lastStep)),
     numericCell("duration", formatDuration(duration(run))),
+    numericCell("steptime", stepTimeCell(run).text, stepTimeCell(run).title),
+    numericCell(
+      "traintime",
+      formatDuration(run.speed?.trainingSeconds),
+      "derived from wall time",
+    ),
     h(
       "td",
       { className: "is-numeric", dataset: { col: "warnings" } },
@@ -310,6 +328,23 @@ function runNameParts(run, inGroup) {
  */
 function numericCell(col, text, title) {
   return h("td", { className: "is-numeric", text, title, dataset: { col } });
+}
+
+/**
+ * The group member whose speed was read over the most intervals (Keras'
+ * `train`, not its `validation`; any rank of a DDP group), or null.
+ * @param {RunInfo[]} members
+ * @returns {RunInfo | null}
+ */
+function densest(members) {
+  let best = null;
+  for (const run of members) {
+    const n = run.speed?.intervals ?? 0;
+    if (n > 0 && (best === null || n > (best.speed?.intervals ?? 0))) {
+      best = run;
+    }
+  }
+  return best;
 }
 
 /**
