@@ -113,17 +113,29 @@ def main() -> None:
     rows = [measure(logdir) for _ in range(args.rounds)]
     med = {k: statistics.median(r[k] for r in rows) for k in rows[0]}
     points = args.runs * args.points
-    print(f"{args.runs} runs x {args.points:,} points = {points:,}; "
-          f"medians of {args.rounds} round(s); load {os.getloadavg()[0]:.1f}")
+    print(
+        f"{args.runs} runs x {args.points:,} points = {points:,}; "
+        f"medians of {args.rounds} round(s); load {os.getloadavg()[0]:.1f}"
+    )
     print("| measure | value |")
     print("|---|---|")
     print(f"| cold ingest (Loader.reload, no cache) | {med['ingest']:.2f} s |")
     print(f"| first run context, all of it | {med['context']:.2f} s |")
-    print(f"| of which speed (semantics of every tag, streams, derive) | {med['speed']:.3f} s |")
-    print(f"| speed / cold ingest | {med['speed'] / med['ingest']:.1%} (target <= 10 %) |")
-    print(f"| GET speed, every run, warm (answer cached) | {med['warm'] * 1000:.2f} ms |")
-    print(f"| GET speed recomputed from the warm context | {med['recomputed'] * 1000:.1f} ms (target <= 50 ms) |")
-    print(f"| GET runs (with the speed columns), warm context | {med['runs'] * 1000:.1f} ms |")
+    print(
+        f"| of which speed (semantics of every tag, streams, derive) | {med['speed']:.3f} s |"
+    )
+    print(
+        f"| speed / cold ingest | {med['speed'] / med['ingest']:.1%} (target <= 10 %) |"
+    )
+    print(
+        f"| GET speed, every run, warm (answer cached) | {med['warm'] * 1000:.2f} ms |"
+    )
+    print(
+        f"| GET speed recomputed from the warm context | {med['recomputed'] * 1000:.1f} ms (target <= 50 ms) |"
+    )
+    print(
+        f"| GET runs (with the speed columns), warm context | {med['runs'] * 1000:.1f} ms |"
+    )
 
 
 if __name__ == "__main__":

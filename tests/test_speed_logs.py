@@ -414,20 +414,54 @@ def test_derived_metrics_in_compare_on_every_axis(timed_client, timed):
     assert epoch["x"] == pytest.approx([2, 3, 4, 5, 6], abs=0.02)
 
 
-def test_group_mean_of_derived_step_time(timed_client, timed):
-    _, truth = timed
-    answer = timed_client.get(
+def test_group_mean_of_derived_throughput(timed_client):
+    query = {
+        "metric": "throughput/steps_per_s",
+        "run": ["every_step", "every_10"],
+        "x": "step",
+        "points": 20000,
+    }
+    single = timed_client.get(BASE + "scalars", query_string=query).get_json()
+    own = {
+        s["run"]: dict(zip(s["steps"], s["y"], strict=True))
+        for s in single["series"]
+    }
+    grouped = timed_client.get(
         BASE + "scalars",
         query_string={
-            "metric": "throughput/steps_per_s",
-            "run": ["every_step", "every_10"],
+            **query,
             "aggregate": "mean",
-            "groupBy": "none",
+            "groupBy": "hparam:batch_size",
             "band": "std",
-            "x": "step",
         },
     ).get_json()
-    assert len(answer["aggregates"]) == 2
+    (group,) = grouped["aggregates"]
+    assert group["group"] == "batch_size=64"
+    at = dict(zip(group["x"], zip(group["y"], group["lower"], group["count"])))
+    for step in (100, 250, 430, 590):  # both runs logged these steps
+        pair = [own["every_step"][step], own["every_10"][step]]
+        mean, lower, count = at[step]
+        assert count == 2
+        assert mean == pytest.approx(np.mean(pair))
+        assert mean - lower == pytest.approx(np.std(pair, ddof=1))
+
+
+def test_speed_survives_a_restart_from_the_cache(tmp_path):
+    found = []
+    for _ in range(2):
+        stack = wiring.build_stack(
+            REALTIME, layouts=False, cache_dir=str(tmp_path)
+        )
+        stack.loader.reload()
+        found.append({r["run"]: r for r in stack.api.speed_payload(())["runs"]})
+    assert stack.loader.status().to_json()["cache"]["restoredRuns"] == 3
+    assert found[1]["ddp_shared"]["sharedWriters"] == (
+        found[0]["ddp_shared"]["sharedWriters"]
+    )
+    assert found[1]["ddp_shared"]["sharedWriters"] is not None
+    assert found[1]["ms_steps"]["medianStepTime"] == (
+        found[0]["ms_steps"]["medianStepTime"]
+    )
 
 
 def test_derived_tag_export_and_summary(timed_client):

@@ -318,7 +318,9 @@ class SpeedBuilder:
         out = {}
         for tag in dense:
             found = self._store.scalar_attempts(run, tag)
-            out[tag] = usable[tag] if found is None else int(found.current.sum())
+            out[tag] = (
+                usable[tag] if found is None else int(found.current.sum())
+            )
         return out
 
     def _derive(

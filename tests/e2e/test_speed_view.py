@@ -48,7 +48,9 @@ def test_runs_table_and_compare(
     )
     for run in ("every_step", "every_10"):
         ms = float(cells[run]["step"].removesuffix(" ms"))
-        assert ms == pytest.approx(1000 * truth[run]["medianStepTime"], rel=0.01)
+        assert ms == pytest.approx(
+            1000 * truth[run]["medianStepTime"], rel=0.01
+        )
         assert "derived from wall time" in cells[run]["title"]
         assert cells[run]["train"] == "1 min 23 s"  # 83.3 s, no resume
     # resumed: 49.3 + 40.2 s of training, the 50 s downtime left out
