@@ -56,6 +56,13 @@ export const COLUMNS = [
     sortKey: (r) => duration(r) ?? -Infinity,
   },
   {
+    id: "warnings",
+    label: "Warnings",
+    title: "Problems met while reading the files",
+    numeric: true,
+    sortKey: (r) => r.warnings.length,
+  },
+  {
     id: "steptime",
     label: "Step time",
     title:
@@ -70,13 +77,6 @@ export const COLUMNS = [
       "Training time derived from wall time: the attempts' spans, the downtime between a run and its resume left out",
     numeric: true,
     sortKey: (r) => r.speed?.trainingSeconds ?? -Infinity,
-  },
-  {
-    id: "warnings",
-    label: "Warnings",
-    title: "Problems met while reading the files",
-    numeric: true,
-    sortKey: (r) => r.warnings.length,
   },
 ];
 /** Columns before the data columns: checkbox and expander. */

@@ -132,6 +132,11 @@ export function groupRow(group, members, host) {
           : null,
       ),
     ),
+    h(
+      "td",
+      { className: "is-numeric", dataset: { col: "warnings" } },
+      warningCount(warnings, null),
+    ),
     numericCell(
       "steptime",
       formatStepTime(densest(members)?.speed?.medianStepTime),
@@ -141,11 +146,6 @@ export function groupRow(group, members, host) {
       "traintime",
       formatDuration(densest(members)?.speed?.trainingSeconds),
       "derived from wall time",
-    ),
-    h(
-      "td",
-      { className: "is-numeric", dataset: { col: "warnings" } },
-      warningCount(warnings, null),
     ),
     host.columns.map((column) =>
       h("td", {
@@ -255,16 +255,16 @@ export function runRows(run, inGroup, host) {
     numericCell("points", formatInt(run.numPoints)),
     numericCell("steps", formatSteps(run.firstStep, run.lastStep)),
     numericCell("duration", formatDuration(duration(run))),
+    h(
+      "td",
+      { className: "is-numeric", dataset: { col: "warnings" } },
+      warningCount(run.warnings.length, () => host.showWarnings(run.run)),
+    ),
     numericCell("steptime", stepTimeCell(run).text, stepTimeCell(run).title),
     numericCell(
       "traintime",
       formatDuration(run.speed?.trainingSeconds),
       "derived from wall time",
-    ),
-    h(
-      "td",
-      { className: "is-numeric", dataset: { col: "warnings" } },
-      warningCount(run.warnings.length, () => host.showWarnings(run.run)),
     ),
     host.columns.map((column) =>
       h("td", {
