@@ -121,9 +121,9 @@ def _write_records(directory: str, name: str, payloads, crc_many) -> None:
 
 
 def measure_ours(logdir: str) -> dict:
-    from tb_multiframework.config import Config
     from tb_multiframework.ingest.loader import Loader
-    from tb_multiframework.store import Store
+    from tb_multiframework.settings.config import Config
+    from tb_multiframework.store.store import Store
 
     store = Store()
     loader = Loader(logdir, store, config=Config)

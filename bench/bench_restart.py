@@ -215,7 +215,8 @@ def measure_plugin(logdir: str, cache_dir: str) -> dict:
     from tensorboard.plugins import base_plugin
     from werkzeug import test as werkzeug_test
 
-    from tb_multiframework import api, cache  # noqa: F401 - imported first
+    from tb_multiframework import cache  # noqa: F401 - imported first
+    from tb_multiframework.api import service as api  # noqa: F401 - imported first
     from tb_multiframework.cache import loader_cache  # noqa: F401
     from tb_multiframework.plugin import MultiframeworkLoader
 
@@ -277,7 +278,7 @@ def measure_decode(runs: int, points: int) -> dict:
     from werkzeug import test as werkzeug_test
 
     from tb_multiframework.plugin import MultiframeworkLoader
-    from tb_multiframework.store_series import decode_blocks
+    from tb_multiframework.store.series import decode_blocks
 
     with tempfile.TemporaryDirectory() as logdir:
         rng = np.random.default_rng(2)

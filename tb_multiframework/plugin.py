@@ -23,8 +23,10 @@ from tensorboard.backend import http_util
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
-from tb_multiframework import allocator, api, wiring
-from tb_multiframework.anomaly_api import AnomalyQuery
+from tb_multiframework import wiring
+from tb_multiframework.api import service as api
+from tb_multiframework.api.anomalies import AnomalyQuery
+from tb_multiframework.api.views import ATTEMPT_MODES
 from tb_multiframework.core import (
     aggregate,
     filenames,
@@ -38,9 +40,12 @@ from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
-from tb_multiframework.layout_store import LayoutExistsError, LayoutStoreError
-from tb_multiframework.scalar_views import ATTEMPT_MODES
+from tb_multiframework.settings.layouts import (
+    LayoutExistsError,
+    LayoutStoreError,
+)
 from tb_multiframework.sources import SOURCES
+from tb_multiframework.store import allocator
 from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"

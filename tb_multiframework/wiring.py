@@ -13,12 +13,12 @@ import dataclasses
 import os
 from typing import Any
 
-from tb_multiframework.api import Api
-from tb_multiframework.config import ConfigFile, default_config_path
+from tb_multiframework.api.service import Api
 from tb_multiframework.ingest.loader import LogRoot
-from tb_multiframework.layout_store import LayoutStore, resolve_layouts_path
+from tb_multiframework.settings.config import ConfigFile, default_config_path
+from tb_multiframework.settings.layouts import LayoutStore, resolve_layouts_path
 from tb_multiframework.sources import Source, make_source
-from tb_multiframework.store import Store
+from tb_multiframework.store.store import Store
 
 NO_LAYOUTS = "layouts are not used here"
 _PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))

@@ -10,8 +10,8 @@ import os
 import numpy as np
 import pytest
 
-from tb_multiframework import anomaly_api
-from tb_multiframework.anomaly_api import AnomalyQuery, rank_groups
+from tb_multiframework.api import anomalies as anomaly_api
+from tb_multiframework.api.anomalies import AnomalyQuery, rank_groups
 from tests import eventfiles
 from tests.conftest import ROOT, make_client
 

@@ -1,4 +1,4 @@
-"""Tests for tb_multiframework.layout_store: persistence, atomicity, locking.
+"""Tests for tb_multiframework.settings.layouts: persistence, atomicity, locking.
 
 Layout directory used by most tests::
 
@@ -26,8 +26,8 @@ from typing import Any
 
 import pytest
 
-from tb_multiframework import layout_store as S
-from tb_multiframework.layout_store import LayoutStore
+from tb_multiframework.settings import layouts as S
+from tb_multiframework.settings.layouts import LayoutStore
 
 _REPO = Path(__file__).resolve().parents[1]
 
@@ -261,7 +261,7 @@ def test_writer_killed_before_rename_leaves_old_file(tmp_path: Path) -> None:
     ready = tmp_path / "ready"
     child = _run_python(f"""
         import os, time
-        from tb_multiframework.layout_store import LayoutStore
+        from tb_multiframework.settings.layouts import LayoutStore
 
         def stall(fd):
             # The big temp file is written but not yet renamed.
@@ -297,7 +297,7 @@ def test_writer_killed_at_random_moments(tmp_path: Path) -> None:
     for round_ in range(3):
         started = tmp_path / f"started-{round_}"
         child = _run_python(f"""
-            from tb_multiframework.layout_store import LayoutStore
+            from tb_multiframework.settings.layouts import LayoutStore
 
             store = LayoutStore({store.path!r})
             title = "t" * 190
@@ -362,7 +362,7 @@ def test_concurrent_saves_from_processes(tmp_path: Path) -> None:
     go = tmp_path / "go"
     children = [_run_python(f"""
             import os, time
-            from tb_multiframework.layout_store import LayoutStore
+            from tb_multiframework.settings.layouts import LayoutStore
 
             while not os.path.exists({str(go)!r}):
                 time.sleep(0.005)

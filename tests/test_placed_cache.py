@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.compare import Selection, place_series
 from tb_multiframework.core.types import RunInfo
-from tb_multiframework.placed_cache import PlacedCache
-from tb_multiframework.store import RunMeta, Store
+from tb_multiframework.store.store import RunMeta, Store
 
 RUN = RunInfo("r", "r", "pytorch", "torch.utils.tensorboard")
 

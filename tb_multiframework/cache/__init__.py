@@ -52,7 +52,7 @@ from tb_multiframework.cache.segments import (
     read_segment,
     write_segment,
 )
-from tb_multiframework.store import Store
+from tb_multiframework.store.store import Store
 
 try:
     import fcntl

@@ -21,7 +21,7 @@ from tb_multiframework.cache import LogdirCache
 from tb_multiframework.cache.snapshot import SnapshotError, dump, load
 from tb_multiframework.core.hparams import HParamSource
 from tb_multiframework.ingest import attempts, loader, tfevents
-from tb_multiframework.store import AttemptStart, RunMeta
+from tb_multiframework.store.store import AttemptStart, RunMeta
 
 logger = logging.getLogger(__name__)
 

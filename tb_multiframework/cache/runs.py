@@ -13,8 +13,12 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from tb_multiframework.packing import PackedInts, PackedSeries, pack_series
-from tb_multiframework.store import Store
+from tb_multiframework.store.packing import (
+    PackedInts,
+    PackedSeries,
+    pack_series,
+)
+from tb_multiframework.store.store import Store
 
 _INT_PARTS = ("deltas", "exception_index", "exception_delta")
 

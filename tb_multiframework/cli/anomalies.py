@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     kinds = _kinds(args.kinds)
     fail_on = _kinds(args.fail_on) or frozenset()
     stack = common.load(args)
-    from tb_multiframework.anomaly_api import AnomalyQuery  # noqa: PLC0415
+    from tb_multiframework.api.anomalies import AnomalyQuery  # noqa: PLC0415
 
     names = [r["run"] for r in stack.api.runs()["runs"]]
     runs: list[str] = []

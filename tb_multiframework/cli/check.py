@@ -138,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         raise common.UsageError("name a --metric (or --histograms) to check")
     if args.hist_tol is not None and not args.histograms:
         raise common.UsageError("--hist-tol needs --histograms")
-    from tb_multiframework import pairs  # noqa: PLC0415 - numpy
+    from tb_multiframework.api import pairs  # noqa: PLC0415 - numpy
     from tb_multiframework.core import histdiff, parity  # noqa: PLC0415
 
     if args.bins is not None and not 1 <= args.bins <= histdiff.MAX_BINS:
@@ -218,7 +218,7 @@ def _metric_result(
 def _histogram_result(
     args: argparse.Namespace, stack: Any, parity: Any
 ) -> dict[str, Any]:
-    from tb_multiframework.api import HistogramQuery  # noqa: PLC0415
+    from tb_multiframework.api.service import HistogramQuery  # noqa: PLC0415
 
     tag_a, tag_b = args.histograms
     run_a = _histogram_run(stack, args.baseline, tag_a)

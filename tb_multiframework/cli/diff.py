@@ -39,7 +39,7 @@ def register(commands: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     common.check_axis(args.x)
     stack = common.load(args)
-    from tb_multiframework import pairs  # noqa: PLC0415 - numpy
+    from tb_multiframework.api import pairs  # noqa: PLC0415 - numpy
 
     pairing = selection.pair_metrics(
         stack, args.baseline, args.candidate, args.metric

@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if (args.x_min is None) != (args.x_max is None):
         raise common.UsageError("give both --x-min and --x-max, or neither")
     stack = common.load(args)
-    from tb_multiframework.api import ScalarQuery  # noqa: PLC0415
+    from tb_multiframework.api.service import ScalarQuery  # noqa: PLC0415
 
     names = [r["run"] for r in stack.api.runs()["runs"]]
     runs: list[str] = []

@@ -105,7 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # The api raises NotFound for an unknown name and ValueError for a
         # bad argument (the routes' 404 and 400); any other lookup error is
         # a bug and keeps its traceback.
-        api = sys.modules.get("tb_multiframework.api")
+        api = sys.modules.get("tb_multiframework.api.service")
         if isinstance(error, LookupError) and not (
             api is not None and isinstance(error, api.NotFound)
         ):

@@ -129,7 +129,7 @@ def gather(
     stack: Any, args: argparse.Namespace, *, with_charts: bool
 ) -> ReportData:
     """Compares every paired metric; with charts, the tab's curves too."""
-    from tb_multiframework import pairs  # noqa: PLC0415 - numpy
+    from tb_multiframework.api import pairs  # noqa: PLC0415 - numpy
     from tb_multiframework.core import parity  # noqa: PLC0415
 
     pairing = selection.pair_metrics(
@@ -181,7 +181,7 @@ def _chart(
     stack: Any, args: argparse.Namespace, paired: Any, item: dict[str, Any]
 ) -> dict[str, Any]:
     """The `scalars` route's answer for the pair, cut to its two series."""
-    from tb_multiframework.api import ScalarQuery  # noqa: PLC0415
+    from tb_multiframework.api.service import ScalarQuery  # noqa: PLC0415
 
     chart: dict[str, Any] = {"metric": paired.key, "excluded": item["excluded"]}
     if item["excluded"]:

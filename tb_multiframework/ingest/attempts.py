@@ -32,7 +32,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from tb_multiframework.store import AttemptStart
+from tb_multiframework.store.store import AttemptStart
 
 SESSION_LOG = "session_log"
 STEP_DECREASE = "step_decrease"

@@ -21,7 +21,6 @@ import threading
 import time
 from typing import Any, Callable, Iterator
 
-from tb_multiframework.config import Config
 from tb_multiframework.core.hparams import HParamSource
 from tb_multiframework.ingest import (
     detect,
@@ -42,7 +41,8 @@ from tb_multiframework.ingest.logfile import (
 from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.ingest.repeats import StepRepeats
 from tb_multiframework.ingest.run_meta import describe_run
-from tb_multiframework.store import RunMeta, Store
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
 

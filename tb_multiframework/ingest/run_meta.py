@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
-from tb_multiframework.config import Config
 from tb_multiframework.ingest import detect
-from tb_multiframework.store import RunMeta, Store
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import RunMeta, Store
 
 
 def describe_run(

@@ -26,9 +26,9 @@ import os
 import threading
 from typing import Any, Callable, Mapping, Protocol
 
-from tb_multiframework.config import Config
 from tb_multiframework.ingest.loader import ReloadStats
-from tb_multiframework.store import Store
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import Store
 
 logger = logging.getLogger(__name__)
 

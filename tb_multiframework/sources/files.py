@@ -11,10 +11,10 @@ from typing import Any, Callable
 
 from tb_multiframework.cache import DISABLED, LogdirCache, default_cache_root
 from tb_multiframework.cache.loader_cache import LoaderCache
-from tb_multiframework.config import Config
 from tb_multiframework.ingest.loader import Loader, LogRoot
+from tb_multiframework.settings.config import Config
 from tb_multiframework.sources import SourceStatus
-from tb_multiframework.store import Store
+from tb_multiframework.store.store import Store
 
 logger = logging.getLogger(__name__)
 

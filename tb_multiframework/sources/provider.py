@@ -30,12 +30,12 @@ import numpy as np
 from tensorboard.context import RequestContext
 from tensorboard.data.provider import RunTagFilter
 
-from tb_multiframework.config import Config
 from tb_multiframework.core.hparams import HParamSource
 from tb_multiframework.ingest import hparams
 from tb_multiframework.ingest.loader import Loader, ReloadStats
 from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.ingest.run_meta import describe_run
+from tb_multiframework.settings.config import Config
 from tb_multiframework.sources import SourceStatus, logdir_readable
 from tb_multiframework.sources.provider_convert import (
     add_layouts,
@@ -46,7 +46,7 @@ from tb_multiframework.sources.provider_detect import (
     ProviderEvidence,
     detect_provider_run,
 )
-from tb_multiframework.store import RunMeta, Store
+from tb_multiframework.store.store import RunMeta, Store
 
 logger = logging.getLogger(__name__)
 

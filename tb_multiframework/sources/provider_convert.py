@@ -20,7 +20,7 @@ from google.protobuf.message import DecodeError
 from tensorboard.plugins.custom_scalar import layout_pb2
 
 from tb_multiframework.ingest import histograms
-from tb_multiframework.store import Store
+from tb_multiframework.store.store import Store
 
 logger = logging.getLogger(__name__)
 

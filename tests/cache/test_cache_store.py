@@ -13,7 +13,7 @@ import pytest
 
 from tb_multiframework.cache import LogdirCache
 from tb_multiframework.cache import segments as segments_module
-from tb_multiframework.store import RunMeta, Store
+from tb_multiframework.store.store import RunMeta, Store
 
 SEED = 424242
 I64 = np.iinfo(np.int64)

@@ -16,9 +16,9 @@ import shutil
 import numpy as np
 import pytest
 
-from tb_multiframework.config import Config
+from tb_multiframework.settings.config import Config
 from tb_multiframework.sources.files import FilesSource
-from tb_multiframework.store import Store
+from tb_multiframework.store.store import Store
 from tests.conftest import DEMO_LOGS
 from tests.eventfiles import (
     TORCH_NAME,

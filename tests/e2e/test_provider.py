@@ -347,9 +347,9 @@ def test_a_run_too_large_for_one_answer_is_read_tag_by_tag(
     import grpc
     from tensorboard.data import grpc_provider
 
-    from tb_multiframework.config import Config
+    from tb_multiframework.settings.config import Config
     from tb_multiframework.sources.provider import ProviderSource
-    from tb_multiframework.store import Store
+    from tb_multiframework.store.store import Store
 
     logdir = tmp_path / "logs"
     events = [file_version_event()]

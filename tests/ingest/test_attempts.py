@@ -20,9 +20,9 @@ import pytest
 from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.compat.proto import event_pb2
 
-from tb_multiframework.config import Config
 from tb_multiframework.ingest.loader import Loader
-from tb_multiframework.store import Store
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import Store
 from tests.eventfiles import file_version_event, record_bytes, scalar_event
 
 ROOT = os.path.dirname(

@@ -28,11 +28,11 @@ import numpy as np
 import pytest
 from tensorboard.compat.proto import event_pb2
 
-from tb_multiframework.config import Config
 from tb_multiframework.ingest import logfile, tfrecord, visualdl
 from tb_multiframework.ingest.crc32c import masked_crc32c
 from tb_multiframework.ingest.loader import Loader
-from tb_multiframework.store import Store
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import Store
 from tests import eventfiles, fuzz_streams
 
 SEED = int(os.environ.get("TBMF_FUZZ_SEED") or secrets.randbits(32))

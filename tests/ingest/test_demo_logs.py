@@ -11,9 +11,9 @@ import os
 import numpy as np
 import pytest
 
-from tb_multiframework.config import Config
 from tb_multiframework.ingest.loader import Loader
-from tb_multiframework.store import Store
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import Store
 
 ROOT = os.path.dirname(
     os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

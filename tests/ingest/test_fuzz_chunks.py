@@ -28,9 +28,9 @@ import pytest
 from tensorboard.compat.proto import event_pb2
 from tensorboard.summary.writer.event_file_writer import EventFileWriter
 
-from tb_multiframework.config import Config
 from tb_multiframework.ingest.loader import Loader
-from tb_multiframework.store import Store
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import Store
 from tests import fuzz_streams
 from tests.eventfiles import TORCH_NAME
 

@@ -14,9 +14,9 @@ import os
 
 import numpy as np
 
-from tb_multiframework.config import Config, parse_config
 from tb_multiframework.ingest.loader import Loader
-from tb_multiframework.store import Store
+from tb_multiframework.settings.config import Config, parse_config
+from tb_multiframework.store.store import Store
 from tests import eventfiles
 
 

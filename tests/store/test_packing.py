@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from tb_multiframework.packing import pack_ints, pack_series, pack_values
+from tb_multiframework.store.packing import pack_ints, pack_series, pack_values
 
 SEED = 20260512
 I64 = np.iinfo(np.int64)
@@ -155,7 +155,7 @@ def test_the_store_hands_out_the_same_arrays_while_they_are_held():
     only the packed form."""
     import gc
 
-    from tb_multiframework.store import RunMeta, Store
+    from tb_multiframework.store.store import RunMeta, Store
 
     store = Store()
     store.set_meta(RunMeta("r", "r", "pytorch", "", "tfevents"))

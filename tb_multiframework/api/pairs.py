@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from tb_multiframework.api import Api, ScalarQuery
+from tb_multiframework.api.service import Api, ScalarQuery
 from tb_multiframework.core import parity
 from tb_multiframework.core.compare import Selection, place_series
 from tb_multiframework.core.diff import AlignedPair, align_pair

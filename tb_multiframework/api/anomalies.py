@@ -39,7 +39,7 @@ from tb_multiframework.core.direction import (
 from tb_multiframework.core.groups import rank_of
 from tb_multiframework.core.metrics import MetricEntry, canonical_metric
 from tb_multiframework.core.types import AliasRule, Excluded, RunInfo
-from tb_multiframework.store import RunSummary, ScalarSeries, Store
+from tb_multiframework.store.store import RunSummary, ScalarSeries, Store
 
 MAX_ANOMALIES = 5000  # findings in one answer; more are counted, not listed
 # A series that is a running mean since its epoch began (Keras' batch_*

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from tb_multiframework.packing import PackedSeries, pack_series
+from tb_multiframework.store.packing import PackedSeries, pack_series
 
 
 @dataclasses.dataclass(frozen=True)

@@ -3,8 +3,8 @@
 `Api` (api.py) caches these answers; `ScalarAnswers` computes them from the
 store and the runs' `Context`: which (run, tag) series a query names
 (`selections`), the batch values shown as asked and superseded attempts
-(scalar_views.py), the comparison itself (`core.compare`), group aggregates
-(experiments.py), and the export's CSV or JSON rows.
+(`views.py`), the comparison itself (`core.compare`), group aggregates
+(`experiments.py`), and the export's CSV or JSON rows.
 """
 
 from __future__ import annotations
@@ -17,7 +17,22 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from tb_multiframework import experiments
+from tb_multiframework.api import experiments
+from tb_multiframework.api.context import Context, NotFound, epoch_source
+from tb_multiframework.api.encoding import (
+    csv_safe_cell,
+    finite_or_name,
+    pack_arrays,
+)
+from tb_multiframework.api.placed import PlacedCache
+from tb_multiframework.api.views import (
+    aggregation_of,
+    all_attempt_rows,
+    current_attempts,
+    hidden_counts,
+    superseded_selections,
+    with_batch_view,
+)
 from tb_multiframework.core.compare import (
     EXPORT_COLUMNS,
     MAX_SELECTIONS,
@@ -26,22 +41,7 @@ from tb_multiframework.core.compare import (
     compare_scalars,
     export_rows,
 )
-from tb_multiframework.encoding import (
-    csv_safe_cell,
-    finite_or_name,
-    pack_arrays,
-)
-from tb_multiframework.placed_cache import PlacedCache
-from tb_multiframework.run_context import Context, NotFound, epoch_source
-from tb_multiframework.scalar_views import (
-    aggregation_of,
-    all_attempt_rows,
-    current_attempts,
-    hidden_counts,
-    superseded_selections,
-    with_batch_view,
-)
-from tb_multiframework.store import Store
+from tb_multiframework.store.store import Store
 
 SCALAR_ENCODINGS = ("json", "b64")  # `encoding` of the scalars route
 MAX_EXPORT_ROWS = 5_000_000  # rows in one CSV/JSON export
@@ -205,7 +205,7 @@ class ScalarAnswers:
     def _aggregates(
         self, query: ScalarQuery, selections: list[Selection]
     ) -> dict[str, Any]:
-        """The `aggregates` part of a scalars answer (experiments.py)."""
+        """The `aggregates` part of a scalars answer (`experiments.py`)."""
         ctx = self._context()
         names = [
             experiments.group_of(

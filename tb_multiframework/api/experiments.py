@@ -4,7 +4,7 @@ Builds, from the store's run metadata and the user config, each run's merged
 hyper-parameters and group (`core.hparams`, `core.groups`), and the payload
 parts of `runs`, `config_diff`, `metric_summary` and the `aggregates` of
 `scalars` (`core.aggregate`). `api.Api` calls these (through
-`run_context.py` and `scalar_api.py`); nothing here reads files.
+`context.py` and `scalars.py`); nothing here reads files.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 
-from tb_multiframework.config import Config
 from tb_multiframework.core import aggregate as agg
 from tb_multiframework.core import groups, hparams
 from tb_multiframework.core.compare import (
@@ -29,7 +28,8 @@ from tb_multiframework.core.direction import metric_direction
 from tb_multiframework.core.downsample import downsample_minmax
 from tb_multiframework.core.summaries import rank_spread, summarize_series
 from tb_multiframework.core.types import Excluded
-from tb_multiframework.store import RunSummary
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import RunSummary
 
 MAX_DIFF_RUNS = 20  # runs in one config diff
 

@@ -4,12 +4,12 @@ Each method takes already-parsed arguments and returns a plain dict; it
 raises `NotFound` for an unknown run, tag, metric or layout and `ValueError`
 for a bad argument, which `plugin.py` turns into 404 and 400 responses.
 What every request needs about the runs (run info, epoch maps, the metric
-index) is derived once per data version and config (`run_context.py`), and
+index) is derived once per data version and config (`context.py`), and
 whole answers are cached by their arguments and that same version.
 
 `Api` is the one entry point of the routes and the `tbmf` command line; the
-answers themselves are computed by `scalar_api.py` (scalars, export),
-`histogram_api.py` (histograms), `anomaly_api.py` (anomalies) and
+answers themselves are computed by `scalars.py` (scalars, export),
+`histograms.py` (histograms), `anomalies.py` (anomalies) and
 `experiments.py` (hyper-parameters, groups), and written out by
 `encoding.py` (JSON, packed arrays, CSV cells).
 """
@@ -21,44 +21,44 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Any
 
-from tb_multiframework import experiments
-from tb_multiframework.anomaly_api import (
+from tb_multiframework.api import experiments
+from tb_multiframework.api.anomalies import (
     AnomalyFinder,
     AnomalyQuery,
     NotFoundError,
 )
-from tb_multiframework.config import Config, ConfigFile
-from tb_multiframework.core import layouts, safe_regex
-from tb_multiframework.core.axes import EpochMap
-from tb_multiframework.core.compare import Selection
-from tb_multiframework.core.metrics import canonical_metric
-from tb_multiframework.core.types import Excluded
-from tb_multiframework.encoding import (
+from tb_multiframework.api.context import (
+    Context,
+    ContextBuilder,
+    NotFound,
+    epoch_source,
+)
+from tb_multiframework.api.encoding import (
     Encoded,
     csv_safe_cell,
     encode_json,
     pack_arrays,
     to_json,
 )
-from tb_multiframework.histogram_api import HistogramAnswers, HistogramQuery
-from tb_multiframework.layout_store import LayoutStore
-from tb_multiframework.placed_cache import PlacedCache
-from tb_multiframework.run_context import (
-    Context,
-    ContextBuilder,
-    NotFound,
-    epoch_source,
-)
-from tb_multiframework.scalar_api import (
+from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
+from tb_multiframework.api.placed import PlacedCache
+from tb_multiframework.api.scalars import (
     MAX_EXPORT_ROWS,
     SCALAR_ENCODINGS,
     ScalarAnswers,
     ScalarQuery,
     aggregation_json,
 )
-from tb_multiframework.scalar_views import resume_note, run_attempts
+from tb_multiframework.api.views import resume_note, run_attempts
+from tb_multiframework.core import layouts, safe_regex
+from tb_multiframework.core.axes import EpochMap
+from tb_multiframework.core.compare import Selection
+from tb_multiframework.core.metrics import canonical_metric
+from tb_multiframework.core.types import Excluded
+from tb_multiframework.settings.config import Config, ConfigFile
+from tb_multiframework.settings.layouts import LayoutStore
 from tb_multiframework.sources import Source
-from tb_multiframework.store import RunSummary, Store
+from tb_multiframework.store.store import RunSummary, Store
 
 # Names other modules import from here, wherever they are defined.
 __all__ = [

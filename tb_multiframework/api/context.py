@@ -4,7 +4,7 @@
 store's data version or the config changes: the run summaries and facts,
 every run's epoch map (rebuilt only for run groups whose data changed), the
 metric index, and the experiments' hyper-parameters and groups. The route
-helpers (`scalar_api.py`, `histogram_api.py`, `anomaly_api.py`) read it; an
+helpers (`scalars.py`, `histograms.py`, `anomalies.py`) read it; an
 unknown run, tag, metric or layout they are asked for is `NotFound`.
 """
 
@@ -16,8 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from tb_multiframework import experiments
-from tb_multiframework.config import Config
+from tb_multiframework.api import experiments
 from tb_multiframework.core.axes import EpochMap, build_epoch_map
 from tb_multiframework.core.metrics import (
     MetricEntry,
@@ -31,7 +30,8 @@ from tb_multiframework.core.types import (
     Excluded,
     RunInfo,
 )
-from tb_multiframework.store import RunSummary, Store
+from tb_multiframework.settings.config import Config
+from tb_multiframework.store.store import RunSummary, Store
 
 
 class NotFound(LookupError):

@@ -15,11 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from tb_multiframework.api.context import Context, NotFound, Positions
 from tb_multiframework.core import histdiff, pairing
 from tb_multiframework.core.axes import axis_values
 from tb_multiframework.core.types import Excluded
-from tb_multiframework.run_context import Context, NotFound, Positions
-from tb_multiframework.store import HistogramSeries, RunSummary, Store
+from tb_multiframework.store.store import HistogramSeries, RunSummary, Store
 
 
 @dataclasses.dataclass(frozen=True)

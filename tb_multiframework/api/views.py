@@ -10,7 +10,7 @@ draws them faint and dashed) or extra export rows with their `attempt`.
 series as running means (core/aggregation.py), so Keras' `batch_loss` can be
 compared with a PyTorch loop's per-batch loss like for like.
 
-Everything here reads the store and calls core; `scalar_api.py` wires it
+Everything here reads the store and calls core; `scalars.py` wires it
 into the routes.
 """
 
@@ -33,7 +33,7 @@ from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.compare import ExportRow, Selection, export_rows
 from tb_multiframework.core.metrics import canonical_metric
 from tb_multiframework.core.types import AliasRule, Excluded, RunInfo
-from tb_multiframework.store import RunMeta, ScalarSeries, Store
+from tb_multiframework.store.store import RunMeta, ScalarSeries, Store
 
 ATTEMPT_MODES = ("current", "all")
 

@@ -1,6 +1,6 @@
 """How answers travel: JSON text, cached encoded answers, packed arrays, CSV.
 
-`api.py` builds every answer as a plain dict of Python and numpy values;
+`service.py` builds every answer as a plain dict of Python and numpy values;
 this module writes it out:
 
 - `encode_json` (with `to_json` for numpy values): compact JSON whose

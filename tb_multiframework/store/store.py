@@ -24,8 +24,8 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from tb_multiframework.packing import PackedSeries
-from tb_multiframework.store_series import (
+from tb_multiframework.store.packing import PackedSeries
+from tb_multiframework.store.series import (
     AttemptBook,
     Columns,
     ScalarColumns,
