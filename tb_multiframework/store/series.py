@@ -41,16 +41,99 @@ class SeriesAttempts:
 
     Attributes:
       attempts: int attempt index of every point, in logged order.
-      current: bool, the points shown by default (one per step).
+      current: bool, the points shown by default (one per step and loop).
       superseded: bool, points a later attempt superseded.
+      loops: int loop of every point within its attempt (0: the loop with
+        the largest steps; 1, 2, ...: loops logging the same tag at smaller
+        steps, e.g. a validation loop's step = epoch beside the training
+        loop's step = iteration).
     """
 
     attempts: np.ndarray
     current: np.ndarray
     superseded: np.ndarray
+    loops: np.ndarray = dataclasses.field(
+        default_factory=lambda: np.zeros(0, dtype=np.int8)
+    )
+
+    @property
+    def num_loops(self) -> int:
+        """Loops of the series (1 when one loop logs it)."""
+        return int(self.loops.max()) + 1 if len(self.loops) else 1
 
 
 _NO_STEP = np.iinfo(np.int64).max  # "no later step" in suffix minima
+MAX_LOOPS = 4  # loops told apart per attempt; the rest share the last
+_LOOP_OPEN, _LOOP_CLOSE = " \u27e8loop ", "\u27e9"  # "time ⟨loop 2⟩"
+
+
+def loop_tag(tag: str, loop: int) -> str:
+    """The name a series' second (third, ...) loop is served under.
+
+    Loop 0 keeps the raw tag; loop k > 0 is `"<tag> ⟨loop k+1⟩"`.
+    """
+    return tag if loop == 0 else f"{tag}{_LOOP_OPEN}{loop + 1}{_LOOP_CLOSE}"
+
+
+def parse_loop_tag(name: str) -> tuple[str, int] | None:
+    """(raw tag, loop) of a name made by `loop_tag` with loop > 0, else None."""
+    if not name.endswith(_LOOP_CLOSE):
+        return None
+    head, sep, number = name[: -len(_LOOP_CLOSE)].rpartition(_LOOP_OPEN)
+    if not sep or not number.isdigit() or not head:
+        return None
+    loop = int(number) - 1
+    if not 0 < loop < MAX_LOOPS or str(loop + 1) != number:
+        return None
+    return head, loop
+
+
+def split_loops(steps: np.ndarray) -> np.ndarray:
+    """Which loop logged each point of one attempt, from the steps alone.
+
+    Points are dealt, in logged order, to the first loop whose largest step
+    so far is at or below theirs; a point below every loop's largest step
+    opens a new loop. One loop logging its steps in order is loop 0; a
+    validation loop that logs the same tag at step = epoch between the
+    training loop's iterations becomes a second loop instead of a zig-zag.
+    Loops are then numbered by their largest step, largest first (so the
+    training loop is loop 0 whichever logged first). Past `MAX_LOOPS` the
+    last loop takes every remaining point.
+
+    Args:
+      steps: int64 steps of one attempt in logged order.
+
+    Returns:
+      int8 loop of each point.
+    """
+    n = len(steps)
+    loops = np.zeros(n, dtype=np.int8)
+    if n < 2:
+        return loops
+    rest = np.arange(n)
+    for level in range(MAX_LOOPS - 1):
+        sub = steps[rest]
+        before = np.empty(len(sub), dtype=np.int64)
+        before[0] = np.iinfo(np.int64).min
+        before[1:] = np.maximum.accumulate(sub)[:-1]
+        # A point at or above the running maximum of the points left is the
+        # first remaining loop's; dips are left to the next loops.
+        keep = sub >= before
+        # The running maximum over every point left equals the first loop's:
+        # the dips lie below it by definition.
+        dips = rest[~keep]
+        if len(dips) == 0:
+            break
+        loops[dips] = level + 1
+        rest = dips
+    count = int(loops.max()) + 1
+    if count > 1:
+        tops = np.full(count, np.iinfo(np.int64).min, dtype=np.int64)
+        np.maximum.at(tops, loops, steps)
+        rank = np.empty(count, dtype=np.int8)
+        rank[np.argsort(-tops, kind="stable")] = np.arange(count)
+        loops = rank[loops]
+    return loops
 
 
 def current_points(
@@ -60,20 +143,23 @@ def current_points(
 ) -> SeriesAttempts:
     """Which points of a series are current, superseded or repeated.
 
-    A point is not current when a later point of the series, or a later
-    `SessionLog.START`, has a step at or below its own (TensorBoard's rule
-    for restarts, applied without deleting anything). It is *superseded*
-    when that later point belongs to a later attempt (or is a START), else
-    *repeated* (logged again at the same step in the same attempt).
+    Within an attempt each loop (`split_loops`) is a series of its own: a
+    point is not current when a later point of its loop logs its step again
+    (*repeated*; the last one is shown). A point is *superseded* when a
+    later attempt logged its step again in the same loop, or a later
+    `SessionLog.START` (or a confirmed restart) is at or below its step
+    (TensorBoard's rule for restarts, applied without deleting anything and
+    without letting one loop hide another's points).
 
     Args:
       steps: int64 steps in logged order.
       boundaries: (index of the first point, attempt) of each attempt run in
         the series, increasing.
-      restarts: (points logged before it, step) of each `SessionLog.START`.
+      restarts: (points logged before it, step) of each `SessionLog.START`
+        or restart confirmed after its first point was stored.
 
     Returns:
-      Per-point attempt index and current/superseded masks.
+      Per-point attempt index, loops and current/superseded masks.
     """
     n = len(steps)
     attempts = np.zeros(n, dtype=np.int32)
@@ -81,25 +167,37 @@ def current_points(
         attempts[start:] = attempt
     if n == 0:
         empty = np.zeros(0, dtype=bool)
-        return SeriesAttempts(attempts, empty, empty)
-    later = np.empty(n, dtype=np.int64)
-    later[-1] = _NO_STEP
-    later[:-1] = np.minimum.accumulate(steps[::-1])[::-1][1:]
-    current = steps < later
-    # Later attempts' minimum step after each point, for "superseded".
-    later_attempts = np.full(n, _NO_STEP, dtype=np.int64)
+        return SeriesAttempts(attempts, empty, empty, np.zeros(0, np.int8))
     cuts = [start for start, _ in boundaries if 0 < start < n]
     edges = [0, *cuts, n]
-    tail = _NO_STEP
-    for lo, hi in reversed(list(zip(edges[:-1], edges[1:]))):
-        later_attempts[lo:hi] = tail
-        tail = min(tail, int(steps[lo:hi].min()))
-    superseded = steps >= later_attempts
+    loops = np.zeros(n, dtype=np.int8)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        loops[lo:hi] = split_loops(steps[lo:hi])
+    current = np.ones(n, dtype=bool)
+    superseded = np.zeros(n, dtype=bool)
+    for loop in np.unique(loops).tolist():
+        mine = np.flatnonzero(loops == loop)
+        sub = steps[mine]
+        later = np.empty(len(sub), dtype=np.int64)
+        later[-1] = _NO_STEP
+        later[:-1] = np.minimum.accumulate(sub[::-1])[::-1][1:]
+        current[mine] = sub < later
+        # Later attempts' minimum step of this loop after each point.
+        seg = np.searchsorted(np.asarray(cuts, dtype=np.int64), mine, "right")
+        later_attempts = np.full(len(sub), _NO_STEP, dtype=np.int64)
+        tail = _NO_STEP
+        for k in range(len(edges) - 2, -1, -1):
+            here = seg == k
+            later_attempts[here] = tail
+            if here.any():
+                tail = min(tail, int(sub[here].min()))
+        superseded[mine] = sub >= later_attempts
     for before, step in restarts:
         hit = steps[:before] >= step
         superseded[:before] |= hit
         current[:before] &= ~hit
-    return SeriesAttempts(attempts, current, superseded & ~current)
+    current &= ~superseded
+    return SeriesAttempts(attempts, current, superseded & ~current, loops)
 
 
 class Columns:
@@ -176,8 +274,22 @@ class AttemptBook:
             self.strict = False
             self._attempts = None
 
+    def note_low_start(self, index: int) -> None:
+        """Moves the last attempt's start back to point `index`: the low
+        point of a restart, read before the point that confirmed it."""
+        for k in range(len(self.boundaries) - 1, -1, -1):
+            first, attempt = self.boundaries[k]
+            if first == index + 1:
+                if k == 0 or self.boundaries[k - 1][0] < index:
+                    self.boundaries[k] = (index, attempt)
+                    self._attempts = None
+                return
+            if first <= index:
+                return
+
     def attempts(self, steps: np.ndarray) -> SeriesAttempts | None:
-        """The series' attempt facts; None when every point is current."""
+        """The series' attempt facts; None when every point is current and
+        one loop logged them."""
         if self.strict and not self.boundaries:
             return None
         if self._attempts is None:

@@ -13,6 +13,12 @@ keeps the attempt it was logged in, stored as attempt boundaries per series
 point). A point is *current* unless a later point of its series, or a later
 `SessionLog.START`, has a step at or below its own; `current_scalars` serves
 the current points, `scalars` every point.
+
+Loops: a tag logged by two loops at two step scales (a training loop at the
+iteration, a validation loop at the epoch, under one tag) is not a restart.
+Each loop (`series.split_loops`) is served as a series of its own: loop 0
+under the raw tag, the others as `"<tag> ⟨loop 2⟩"` (`series.loop_tag`),
+listed among the run's scalar tags.
 """
 
 from __future__ import annotations
@@ -32,7 +38,9 @@ from tb_multiframework.store.series import (
     ScalarSeries,
     SeriesAttempts,
     decode_blocks,
+    loop_tag,
     merge_hist_column,
+    parse_loop_tag,
 )
 
 
@@ -370,13 +378,21 @@ class Store:
             )
 
     def add_session_start(
-        self, run: str, step: int, before: Mapping[str, int]
+        self,
+        run: str,
+        step: int,
+        before: Mapping[str, int],
+        *,
+        low_point: bool = False,
     ) -> None:
-        """Records a `SessionLog.START` at `step` of a run.
+        """Records a `SessionLog.START` (or a restart) at `step` of a run.
 
         Args:
           before: per scalar tag, how many of its points were logged before
             the START; those at steps >= `step` are superseded.
+          low_point: a restart confirmed after its first (low) point was
+            stored: that point, the next after the counted ones, opens the
+            attempt its tag's following points are in.
         """
         with self._lock:
             state = self._runs[run]
@@ -384,6 +400,8 @@ class Store:
                 columns = state.scalars.get(tag)
                 if columns is not None:
                     columns.book.note_restart(count, int(step))
+                    if low_point:
+                        columns.book.note_low_start(count)
             state.version += 1
             self._version += 1
 
@@ -449,19 +467,46 @@ class Store:
 
     def summaries(self) -> list[RunSummary]:
         with self._lock:
-            return [
-                self._summary(self._runs[name]) for name in sorted(self._runs)
-            ]
+            names = sorted(self._runs)
+        return [self.summary(name) for name in names]
 
     def summary(self, run: str) -> RunSummary:
+        loops = self._loop_tags(run)
         with self._lock:
-            return self._summary(self._runs[run])
+            return self._summary(self._runs[run], loops)
+
+    def _loop_tags(self, run: str) -> list[str]:
+        """The extra names of series logged by several loops (`loop_tag`)."""
+        with self._lock:
+            state = self._runs[run]
+            maybe = [
+                tag
+                for tag, columns in state.scalars.items()
+                if not columns.book.strict
+            ]
+        names = []
+        for tag in maybe:
+            found = self._attempts(run, tag)
+            if found is None:
+                continue
+            names.extend(loop_tag(tag, k) for k in range(1, found.num_loops))
+        with self._lock:
+            real = self._runs[run].scalars
+            return [name for name in names if name not in real]
+
+    def loop_tags(self, run: str) -> dict[str, tuple[str, int]]:
+        """A run's loop names -> (raw tag, loop). Raises KeyError if unknown."""
+        return {
+            name: found
+            for name in self._loop_tags(run)
+            if (found := parse_loop_tag(name)) is not None
+        }
 
     @staticmethod
-    def _summary(state: _Run) -> RunSummary:
+    def _summary(state: _Run, loops: Sequence[str] = ()) -> RunSummary:
         return RunSummary(
             meta=state.meta,
-            scalar_tags=tuple(sorted(state.scalars)),
+            scalar_tags=tuple(sorted([*state.scalars, *loops])),
             histogram_tags=tuple(sorted(state.histograms)),
             num_points=state.num_points,
             num_histograms=state.num_histograms,
@@ -474,7 +519,39 @@ class Store:
         )
 
     def scalars(self, run: str, tag: str) -> ScalarSeries:
-        """Every point of a scalar tag. Raises KeyError if unknown."""
+        """Every point of a scalar tag (of its loop). Raises KeyError if unknown.
+
+        A tag logged by several loops serves loop 0 under its raw name and
+        loop k under `loop_tag(tag, k)`.
+        """
+        base, loop = self._resolve(run, tag)
+        every = self._all_points(run, base)
+        found = self._attempts(run, base)
+        if found is None or found.num_loops == 1:
+            if loop:
+                raise KeyError(tag)
+            return every
+        keep = found.loops == loop
+        if not keep.any():
+            raise KeyError(tag)
+        return _subset(every, keep)
+
+    def _resolve(self, run: str, tag: str) -> tuple[str, int]:
+        """(raw tag, loop) of a served name. Raises KeyError if unknown."""
+        with self._lock:
+            state = self._runs[run]
+            if tag in state.scalars:
+                return tag, 0
+        found = parse_loop_tag(tag)
+        if found is None:
+            raise KeyError(tag)
+        with self._lock:
+            if found[0] not in self._runs[run].scalars:
+                raise KeyError(tag)
+        return found
+
+    def _all_points(self, run: str, tag: str) -> ScalarSeries:
+        """Every point of a raw tag, every loop."""
         with self._lock:
             series = self._runs[run].scalars[tag]
             found = series.decoded()
@@ -492,21 +569,17 @@ class Store:
     def run_scalars(
         self, run: str, *, current: bool = False
     ) -> dict[str, ScalarSeries]:
-        """Every scalar tag of a run. Raises KeyError if unknown.
+        """Every scalar tag (and loop) of a run. Raises KeyError if unknown.
 
         Args:
           current: only the current points (see `current_scalars`).
         """
-        with self._lock:
-            tags = list(self._runs[run].scalars)
+        tags = self.summary(run).scalar_tags
         get = self.current_scalars if current else self.scalars
         return {tag: get(run, tag) for tag in tags}
 
-    def scalar_attempts(self, run: str, tag: str) -> SeriesAttempts | None:
-        """A series' attempts and current points; None when all are current.
-
-        Raises KeyError if unknown.
-        """
+    def _attempts(self, run: str, tag: str) -> SeriesAttempts | None:
+        """A raw tag's attempt facts, every loop; None when all are current."""
         with self._lock:
             series = self._runs[run].scalars[tag]
             if series.book.strict and not series.book.boundaries:
@@ -515,8 +588,26 @@ class Store:
             steps = [block.steps.decode() for block in series.blocks]
             return series.book.attempts(np.concatenate(steps))
 
+    def scalar_attempts(self, run: str, tag: str) -> SeriesAttempts | None:
+        """A series' attempts and current points; None when all are current.
+
+        For a tag logged by several loops, the facts of the loop it names
+        (aligned with `scalars(run, tag)`). Raises KeyError if unknown.
+        """
+        base, loop = self._resolve(run, tag)
+        found = self._attempts(run, base)
+        if found is None or found.num_loops == 1:
+            return found
+        keep = found.loops == loop
+        return SeriesAttempts(
+            found.attempts[keep],
+            found.current[keep],
+            found.superseded[keep],
+            found.loops[keep],
+        )
+
     def current_scalars(self, run: str, tag: str) -> ScalarSeries:
-        """The points shown by default: one per step, the latest logged.
+        """The points shown by default: one per step (and loop), the latest.
 
         Raises KeyError if unknown.
         """
@@ -524,12 +615,7 @@ class Store:
         found = self.scalar_attempts(run, tag)
         if found is None or bool(found.current.all()):
             return series
-        keep = found.current
-        return ScalarSeries(
-            steps=series.steps[keep],
-            wall_times=series.wall_times[keep],
-            values=series.values[keep],
-        )
+        return _subset(series, found.current)
 
     def attempt_counts(self, run: str) -> list[AttemptCounts]:
         """Scalar points per attempt of a run, superseded ones counted.
@@ -540,7 +626,7 @@ class Store:
             tags = list(self._runs[run].scalars)
         totals: dict[int, list[int]] = {}
         for tag in tags:
-            found = self.scalar_attempts(run, tag)
+            found = self._attempts(run, tag)
             if found is None:
                 with self._lock:
                     columns = self._runs[run].scalars[tag]
@@ -589,3 +675,11 @@ class Store:
             return {
                 name: tuple(state.scalars) for name, state in self._runs.items()
             }
+
+
+def _subset(series: ScalarSeries, keep: np.ndarray) -> ScalarSeries:
+    return ScalarSeries(
+        steps=series.steps[keep],
+        wall_times=series.wall_times[keep],
+        values=series.values[keep],
+    )

@@ -145,8 +145,20 @@ def reference(events):
 
 
 def random_stream(rng):
+    """Random points, STARTs and restarts of one writer session.
+
+    A restart without START goes back and logs every tag again from the
+    lower step, two points each, as a restarted script does: that is the
+    evidence of a restart (a range logged again). A tag whose single point
+    dips below its largest step and is followed by a point above it is
+    another loop's (tested apart, below), not generated here.
+    """
     tags = [f"t{i}" for i in range(rng.randint(1, 4))]
     events, step = [], rng.randint(0, 5)
+
+    def point(tag, at):
+        events.append(("point", tag, at, float(np.float32(rng.random()))))
+
     for _ in range(rng.randint(1, 120)):
         roll = rng.random()
         if roll < 0.04:
@@ -155,12 +167,16 @@ def random_stream(rng):
             continue
         if roll < 0.09:
             step = max(0, step - rng.randint(0, 30))  # a restart, no START
-        elif roll < 0.15:
+            for again in (step, step + 1):
+                for tag in rng.sample(tags, len(tags)):
+                    point(tag, again)
+            step += 1
+            continue
+        if roll < 0.15:
             pass  # the same step again
         else:
             step += rng.randint(1, 3)
-        tag = rng.choice(tags)
-        events.append(("point", tag, step, float(np.float32(rng.random()))))
+        point(rng.choice(tags), step)
     return events
 
 
