@@ -100,15 +100,22 @@ class EpochSetting:
             every other epoch source for step-counted tags.
         epoch_offset: Added to every epoch position of the run (for a run
             resumed with its epoch counter restarted).
+        epoch_base: How the run's epoch counters and once-per-epoch steps
+            count: 0 (the first epoch is 0) or 1; None: from the evidence.
+        disabled: No epoch axis for the run (the user said so).
     """
 
     steps_per_epoch: float | None = None
     epoch_offset: float = 0.0
+    epoch_base: int | None = None
+    disabled: bool = False
 
     def __post_init__(self) -> None:
         spe = self.steps_per_epoch
         if spe is not None and not (math.isfinite(spe) and spe > 0):
             raise ValueError(f"stepsPerEpoch must be > 0, got {spe!r}")
+        if self.epoch_base not in (None, 0, 1):
+            raise ValueError(f"epochBase must be 0 or 1, got {self.epoch_base!r}")
         if not math.isfinite(self.epoch_offset):
             raise ValueError(
                 f"epochOffset must be finite, got {self.epoch_offset!r}"
