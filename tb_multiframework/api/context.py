@@ -17,10 +17,15 @@ from typing import Any
 import numpy as np
 
 from tb_multiframework.api import experiments
+from tb_multiframework.core.aggregation import per_batch_signature
 from tb_multiframework.core.axes import EpochMap, build_epoch_map
 from tb_multiframework.core.metrics import (
+    CanonicalMetric,
     MetricEntry,
+    SplitHint,
     build_metric_index,
+    cadence_split_hints,
+    canonical_metric,
     is_placeholder_metric,
     parse_alias_rules,
 )
@@ -62,6 +67,24 @@ class Context:
     metrics: dict[str, MetricEntry]
     errors: tuple[str, ...]
     experiments: experiments.Experiments
+    # (run, tag) -> a split the data shows or the user set
+    split_hints: dict[tuple[str, str], SplitHint] = dataclasses.field(
+        default_factory=dict
+    )
+    config: Config = dataclasses.field(default_factory=Config)
+    # (run, tag) -> evidence from the data that it holds per-batch values
+    per_batch: dict[tuple[str, str], str] = dataclasses.field(
+        default_factory=dict
+    )
+
+    def metric(self, run: str, tag: str) -> CanonicalMetric | None:
+        """The canonical metric of a (run, tag), with its split hint."""
+        return canonical_metric(
+            self.infos[run],
+            tag,
+            aliases=self.aliases,
+            split_hint=self.split_hints.get((run, tag)),
+        )
 
 
 class ContextBuilder:
@@ -77,6 +100,8 @@ class ContextBuilder:
         self._store = store
         # run -> (its group's run versions and settings, epoch map)
         self._epoch_cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
+        # run -> (its version, {tag: per-batch evidence})
+        self._signatures: dict[str, tuple[int, dict[str, str]]] = {}
 
     def build(self, config: Config) -> Context:
         """The context of the store's current data under `config`."""
@@ -86,6 +111,10 @@ class ContextBuilder:
         except ValueError as error:
             errors.append(f"metric aliases in {config.path} not used: {error}")
             aliases = ()
+        for run in self._store.runs():
+            self._store.set_attempts_ignored(
+                run, bool(config.for_run(run).not_resumed)
+            )
         summaries = {s.meta.run: s for s in self._store.summaries()}
         infos = {
             run: RunInfo(
@@ -118,7 +147,10 @@ class ContextBuilder:
                 )
             )
         ]
-        entries = build_metric_index(pairs, aliases=aliases, level_hints=hints)
+        splits = self._split_hints(config, summaries, infos, epoch_maps, aliases)
+        entries = build_metric_index(
+            pairs, aliases=aliases, level_hints=hints, split_hints=splits
+        )
         return Context(
             summaries=summaries,
             infos=infos,
@@ -127,7 +159,62 @@ class ContextBuilder:
             metrics={entry.key: entry for entry in entries},
             errors=tuple(errors),
             experiments=experiments.build_experiments(summaries, config),
+            split_hints=splits,
+            config=config,
+            per_batch=self._per_batch(summaries),
         )
+
+    def _per_batch(
+        self, summaries: dict[str, RunSummary]
+    ) -> dict[tuple[str, str], str]:
+        """Series whose data show per-batch values (cached per run version)."""
+        out: dict[tuple[str, str], str] = {}
+        kept = {}
+        for run, summary in summaries.items():
+            cached = self._signatures.get(run)
+            if cached is None or cached[0] != summary.version:
+                found = {}
+                for tag in summary.scalar_tags:
+                    series = self._store.current_scalars(run, tag)
+                    evidence = per_batch_signature(series.steps, series.values)
+                    if evidence:
+                        found[tag] = evidence
+                cached = (summary.version, found)
+            kept[run] = cached
+            out.update({(run, tag): ev for tag, ev in cached[1].items()})
+        self._signatures = kept
+        return out
+
+    def _split_hints(
+        self,
+        config: Config,
+        summaries: dict[str, RunSummary],
+        infos: dict[str, RunInfo],
+        epoch_maps: dict[str, EpochMap | Excluded],
+        aliases: tuple[AliasRule, ...],
+    ) -> dict[tuple[str, str], SplitHint]:
+        """Splits inferred from the cadence, then the user's (which win)."""
+        out: dict[tuple[str, str], SplitHint] = {}
+        for run, emap in epoch_maps.items():
+            if not isinstance(emap, EpochMap) or not emap.epoch_indexed_tags:
+                continue
+            tags = set(summaries[run].scalar_tags)
+            steps = {
+                tag: self._store.current_scalars(run, tag).steps.tolist()
+                for tag in emap.epoch_indexed_tags
+                if tag in tags
+            }
+            found = cadence_split_hints(infos[run], steps, aliases=aliases)
+            out.update({(run, tag): hint for tag, hint in found.items()})
+        for run in summaries:
+            chosen = config.for_run(run).splits
+            for tag, split in chosen or ():
+                out[(run, tag)] = SplitHint(
+                    split,
+                    f"split {split or 'none'} set by you",
+                    override=True,
+                )
+        return out
 
     def _epoch_maps(
         self,
@@ -166,10 +253,17 @@ class ContextBuilder:
         """A run's epoch map (cached while its group is unchanged)."""
         override = config.for_run(run)
         setting = None
-        if override.steps_per_epoch is not None or override.epoch_offset:
+        if (
+            override.steps_per_epoch is not None
+            or override.epoch_offset
+            or override.epoch_base is not None
+            or override.epoch_axis is False
+        ):
             setting = EpochSetting(
                 steps_per_epoch=override.steps_per_epoch,
                 epoch_offset=override.epoch_offset or 0.0,
+                epoch_base=override.epoch_base,
+                disabled=override.epoch_axis is False,
             )
         key = (
             info,

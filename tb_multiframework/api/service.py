@@ -53,7 +53,6 @@ from tb_multiframework.api.views import resume_note, run_attempts
 from tb_multiframework.core import layouts, safe_regex
 from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.compare import Selection
-from tb_multiframework.core.metrics import canonical_metric
 from tb_multiframework.core.types import Excluded
 from tb_multiframework.settings.config import Config, ConfigFile
 from tb_multiframework.settings.layouts import LayoutStore
@@ -415,7 +414,7 @@ class Api:
 
 
 def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
-    found = canonical_metric(ctx.infos[run], tag, aliases=ctx.aliases)
+    found = ctx.metric(run, tag)
     return None if found is None else found.name
 
 

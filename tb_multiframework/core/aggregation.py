@@ -50,7 +50,6 @@ _KERAS_BATCH = re.compile(r"batch_.+")
 _KERAS_EPOCH = re.compile(r"epoch_.+|evaluation_.+_vs_iterations")
 _LIGHTNING_STEP = re.compile(r".+_step")
 _LIGHTNING_EPOCH = re.compile(r".+_epoch")
-_CUSTOM_WRITERS = ("torch.utils.tensorboard", "tensorboardX", "visualdl")
 
 
 @dataclass(frozen=True)
@@ -62,15 +61,24 @@ class Aggregation:
 
 
 def series_aggregation(
-    run: RunInfo, tag: str, *, level: str | None, split: str | None
+    run: RunInfo,
+    tag: str,
+    *,
+    level: str | None,
+    split: str | None,
+    data_evidence: str | None = None,
 ) -> Aggregation:
-    """The aggregation of one (run, tag), from the trainer and writer.
+    """The aggregation of one (run, tag), from the trainer, else the data.
+
+    A trainer's rules apply only when the files name the trainer (or the
+    user did); no value is called per batch because no trainer was found.
 
     Args:
-        run: The run (framework, writer and trainer decide).
+        run: The run (writer and trainer decide).
         tag: The raw tag.
         level: The member's level ("epoch", "batch" or None).
         split: The canonical split (`train`, `val`, ...) or None.
+        data_evidence: `per_batch_signature` of its current points.
 
     Returns:
         The kind (one of `AGGREGATIONS`) and its evidence.
@@ -149,19 +157,60 @@ def series_aggregation(
                 "epoch_mean",
                 "paddle hapi: eval metrics accumulate over the eval set",
             )
-    custom = run.trainer == "" and (
-        run.writer in _CUSTOM_WRITERS or run.writer == "tf.summary"
-    )
-    if custom and level != "epoch" and split in (None, "train"):
-        return Aggregation(
-            "per_batch",
-            f"custom loop ({run.writer}): add_scalar stores the value it "
-            "is given at each step, a batch's own value (PyTorch, Paddle "
-            "and tf.summary do not average)",
-        )
+    if data_evidence and level != "epoch":
+        return Aggregation("per_batch", data_evidence)
     return Aggregation(
         "unknown",
-        "the script's own value: how it was aggregated is not in the files",
+        "the script's own value: how it was aggregated is not in the files"
+        + (f" ({run.writer} stores the value it is given)" if run.writer else ""),
+    )
+
+
+_SIGNATURE_POINTS = 30  # points a per-batch signature needs
+_ALTERNATION = -0.3  # lag-1 correlation of changes at or below: per batch
+
+
+def per_batch_signature(
+    steps: np.ndarray, values: np.ndarray
+) -> str | None:
+    """Evidence that a series holds each step's own value, or None.
+
+    A value logged at every step that is the step's own (a batch's loss)
+    carries that batch's noise: consecutive changes pull against each other
+    (for independent noise their lag-1 correlation is -0.5). A running mean,
+    an exponential or window average smooths the noise away (correlation
+    near 0 or above). Only series logged at every step are judged (a value
+    logged every k steps may be the mean of those k), with at least
+    `_SIGNATURE_POINTS` points.
+
+    Args:
+        steps: Current points' steps in logged order.
+        values: Their values.
+
+    Returns:
+        The evidence in words, or None when the data do not show it.
+    """
+    s = np.asarray(steps, dtype=np.int64)
+    y = np.asarray(values, dtype=np.float64)
+    if s.size < _SIGNATURE_POINTS or not np.all(np.diff(s) == 1):
+        return None
+    if not np.all(np.isfinite(y)):
+        y = y[np.isfinite(y)]
+        if y.size < _SIGNATURE_POINTS:
+            return None
+    d = np.diff(y)
+    a, b = d[1:] - d[1:].mean(), d[:-1] - d[:-1].mean()
+    scale = float(np.sqrt((a * a).sum() * (b * b).sum()))
+    if scale == 0.0:
+        return None
+    r = float((a * b).sum() / scale)
+    if r > _ALTERNATION:
+        return None
+    return (
+        f"per batch (from the data): logged at every step, and consecutive "
+        f"changes pull against each other (lag-1 correlation {r:.2f} over "
+        f"{s.size} points; independent batch values give -0.5, running or "
+        "window means about 0)"
     )
 
 

@@ -30,7 +30,14 @@ WRITERS = (
 LEVELS = ("epoch", "batch")
 # Training loops that write on a framework's behalf, detected from the files
 # (ingest/detect.py): "" when none is recognised.
-TRAINERS = ("lightning", "transformers", "keras_fit", "paddle_hapi", "")
+TRAINERS = (
+    "lightning",
+    "transformers",
+    "keras_fit",
+    "paddle_hapi",
+    "mmengine",
+    "",
+)
 
 Int64Array = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]

@@ -30,6 +30,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from tb_multiframework.core.loops import loop_tag, parse_loop_tag
 from tb_multiframework.store.packing import PackedSeries
 from tb_multiframework.store.series import (
     AttemptBook,
@@ -37,10 +38,9 @@ from tb_multiframework.store.series import (
     ScalarColumns,
     ScalarSeries,
     SeriesAttempts,
+    current_points,
     decode_blocks,
-    loop_tag,
     merge_hist_column,
-    parse_loop_tag,
 )
 
 
@@ -159,6 +159,8 @@ class _Run:
         self.histograms: dict[str, Columns] = {}
         self.layouts: list[tuple[int, dict[str, Any]]] = []
         self.version = 0  # grows with every change to this run
+        # the user says its restarts are not resumes: one attempt
+        self.attempts_ignored = False
         self.num_points = 0
         self.num_histograms = 0
         self.first_step: int | None = None
@@ -581,12 +583,28 @@ class Store:
     def _attempts(self, run: str, tag: str) -> SeriesAttempts | None:
         """A raw tag's attempt facts, every loop; None when all are current."""
         with self._lock:
-            series = self._runs[run].scalars[tag]
+            state = self._runs[run]
+            series = state.scalars[tag]
             if series.book.strict and not series.book.boundaries:
                 return None
             series.pack()
-            steps = [block.steps.decode() for block in series.blocks]
-            return series.book.attempts(np.concatenate(steps))
+            steps = np.concatenate(
+                [block.steps.decode() for block in series.blocks]
+            )
+            if state.attempts_ignored:
+                return current_points(steps, (), ())
+            return series.book.attempts(steps)
+
+    def set_attempts_ignored(self, run: str, ignored: bool) -> None:
+        """Reads a run as one attempt (the user says it was not resumed):
+        every point current, steps logged again shown as loops."""
+        with self._lock:
+            state = self._runs.get(run)
+            if state is None or state.attempts_ignored == ignored:
+                return
+            state.attempts_ignored = ignored
+            state.version += 1
+            self._version += 1
 
     def scalar_attempts(self, run: str, tag: str) -> SeriesAttempts | None:
         """A series' attempts and current points; None when all are current.
