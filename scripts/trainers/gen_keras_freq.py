@@ -77,6 +77,8 @@ def main() -> None:
             sub = "train" if writer is tb._train_writer else "validation"
             if step is None:
                 step = module.experimental.get_step()
+            # Which loop computed it: the writer says (train/validation).
+            recorder.context["loop"] = "train" if sub == "train" else "val"
             recorder.record(f"keras_freq/{sub}", name, int(step), to_float(data))
         return written
 
@@ -120,7 +122,8 @@ def main() -> None:
             if tag.startswith("batch_"):
                 facts[tag] = {"split": split, "level": "batch", "aggregation": "running_mean"}
             elif tag == "epoch_learning_rate":
-                facts[tag] = {"split": None, "level": "epoch", "aggregation": "unknown"}
+                # the optimizer's rate at the epoch's end, not a mean
+                facts[tag] = {"split": split, "level": "epoch", "aggregation": "unknown"}
             else:
                 facts[tag] = {"split": split, "level": "epoch", "aggregation": "epoch_mean"}
         finish(entry, steps_per_epoch=n, tag_facts=facts)

@@ -35,7 +35,7 @@ from tb_multiframework.core.types import (
     Excluded,
     RunInfo,
 )
-from tb_multiframework.settings.config import Config
+from tb_multiframework.settings.config import TRAINER_NONE, Config
 from tb_multiframework.store.store import RunSummary, Store
 
 
@@ -122,7 +122,7 @@ class ContextBuilder:
                 group=s.meta.group,
                 framework=s.meta.framework,
                 writer=s.meta.writer,
-                trainer=s.meta.trainer,
+                trainer=_trainer(s.meta.trainer, config.for_run(run).trainer),
             )
             for run, s in summaries.items()
         }
@@ -303,6 +303,13 @@ class ContextBuilder:
                 ),
             )
         return inputs
+
+
+def _trainer(detected: str, chosen: str | None) -> str:
+    """The user's trainer ("none": no trainer) beats the detected one."""
+    if chosen is None:
+        return detected
+    return "" if chosen == TRAINER_NONE else chosen
 
 
 def epoch_source(emap: EpochMap | Excluded) -> str:

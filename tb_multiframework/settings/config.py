@@ -242,6 +242,11 @@ class ConfigFile:
         self.config = Config(path=self._path)
         self.error = ""
 
+    @property
+    def path(self) -> str:
+        """The file ("" for none)."""
+        return self._path
+
     def refresh(self) -> bool:
         """Re-reads the file if it changed. Returns True if the config changed."""
         if not self._path:
