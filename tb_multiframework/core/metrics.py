@@ -72,6 +72,10 @@ QUANTITY_SYNONYMS: dict[str, str] = {
     "learningrate": "learning_rate",
 }
 SPLITS = ("train", "val", "test")
+# Quantities no split measures (a schedule): named without one, so that
+# Keras' `epoch_learning_rate` (train run), HF's `train/learning_rate` and a
+# script's `lr` are one metric.
+SPLITLESS = frozenset({"learning_rate"})
 HOW_TO_SET_SPLIT = (
     "set it in the Runs table or in the config (runs[<run>].splits)"
 )
@@ -432,6 +436,11 @@ def _parse_tag(
     quantity = normalize_quantity("/".join(tokens))
     if not quantity or quantity in SPLIT_SYNONYMS:
         return None  # nothing but a split word: no quantity to name
+    if quantity.split("/")[0] in SPLITLESS and not (
+        hint is not None and hint.override
+    ):
+        notes.append("a learning rate belongs to no split")
+        return CanonicalMetric(quantity, level, "; ".join(notes), None, "name")
     if quantity == EPOCH_COUNTER:
         return CanonicalMetric(
             EPOCH_COUNTER,

@@ -496,6 +496,11 @@ class Store:
             real = self._runs[run].scalars
             return [name for name in names if name not in real]
 
+    def raw_scalar_tags(self, run: str) -> list[str]:
+        """A run's scalar tags as logged (no loop names), sorted."""
+        with self._lock:
+            return sorted(self._runs[run].scalars)
+
     def loop_tags(self, run: str) -> dict[str, tuple[str, int]]:
         """A run's loop names -> (raw tag, loop). Raises KeyError if unknown."""
         return {
@@ -527,7 +532,7 @@ class Store:
         loop k under `loop_tag(tag, k)`.
         """
         base, loop = self._resolve(run, tag)
-        every = self._all_points(run, base)
+        every = self.all_points(run, base)
         found = self._attempts(run, base)
         if found is None or found.num_loops == 1:
             if loop:
@@ -552,8 +557,9 @@ class Store:
                 raise KeyError(tag)
         return found
 
-    def _all_points(self, run: str, tag: str) -> ScalarSeries:
-        """Every point of a raw tag, every loop."""
+    def all_points(self, run: str, tag: str) -> ScalarSeries:
+        """Every point of a raw tag as read: every loop and attempt, in
+        logged order. Raises KeyError if unknown."""
         with self._lock:
             series = self._runs[run].scalars[tag]
             found = series.decoded()

@@ -20,7 +20,7 @@ CASES = [
     (
         "paddle_vdl",
         "pytorch_sgd",
-        "learning_rate/train@epoch",
+        "learning_rate@epoch",
         "relative",
         0.0,
         None,

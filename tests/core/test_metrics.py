@@ -29,7 +29,7 @@ TF2 = RunInfo("tf2_loop", "tf2_loop", "tensorflow", "tf.summary")
         (KERAS_TRAIN, "epoch_loss", "loss/train", "epoch"),
         (KERAS_TRAIN, "batch_loss", "loss/train", "batch"),
         (KERAS_TRAIN, "epoch_accuracy", "accuracy/train", "epoch"),
-        (KERAS_TRAIN, "epoch_learning_rate", "learning_rate/train", "epoch"),
+        (KERAS_TRAIN, "epoch_learning_rate", "learning_rate", "epoch"),
         (KERAS_VAL, "epoch_accuracy", "accuracy/val", "epoch"),
         (KERAS_VAL, "epoch_loss", "loss/val", "epoch"),
         (KERAS_VAL, "evaluation_loss_vs_iterations", "loss/val", "epoch"),
@@ -99,6 +99,19 @@ def test_keras_prefixes_only_for_keras_runs():
     # A PyTorch scalar called batch_size is not a batch-level "size".
     found = canonical_metric(TORCH, "batch_size")
     assert (found.name, found.level) == ("batch_size", None)
+
+
+def test_learning_rates_are_one_metric_without_a_split():
+    # A schedule is measured on no split: every framework's rate matches.
+    for run, tag in [
+        (KERAS_TRAIN, "epoch_learning_rate"),
+        (TORCH, "train/learning_rate"),
+        (PADDLE_VDL, "Train/LR"),
+        (TORCH, "lr"),
+    ]:
+        found = canonical_metric(run, tag)
+        assert (found.name, found.split) == ("learning_rate", None), tag
+        assert "no split" in found.derivation
 
 
 def test_unknown_split_is_said_with_how_to_set_it():
