@@ -40,11 +40,11 @@ from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
+from tb_multiframework.settings.corrections import SettingsUnavailable
 from tb_multiframework.settings.layouts import (
     LayoutExistsError,
     LayoutStoreError,
 )
-from tb_multiframework.settings.corrections import SettingsUnavailable
 from tb_multiframework.sources import SOURCES
 from tb_multiframework.store import allocator
 from tb_multiframework.wiring import static_dir

@@ -27,7 +27,6 @@ from tb_multiframework.api.anomalies import (
     AnomalyQuery,
     NotFoundError,
 )
-from tb_multiframework.api.inferences import run_inferences
 from tb_multiframework.api.context import (
     Context,
     ContextBuilder,
@@ -42,6 +41,7 @@ from tb_multiframework.api.encoding import (
     to_json,
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
+from tb_multiframework.api.inferences import run_inferences
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.scalars import (
     MAX_EXPORT_ROWS,
@@ -55,8 +55,8 @@ from tb_multiframework.core import layouts, safe_regex
 from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.compare import Selection
 from tb_multiframework.core.types import TRAINERS, Excluded
-from tb_multiframework.settings.corrections import save_run_settings
 from tb_multiframework.settings.config import Config, ConfigFile
+from tb_multiframework.settings.corrections import save_run_settings
 from tb_multiframework.settings.layouts import LayoutStore
 from tb_multiframework.sources import Source
 from tb_multiframework.store.store import RunSummary, Store

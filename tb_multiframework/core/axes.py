@@ -175,10 +175,10 @@ def build_epoch_map(
     if epoch_tag is None:
         reasons.append("no 'epoch' tag")
     else:
-        emap = _map_from_epoch_tag(base, epoch_tag, own, user_base)
-        if isinstance(emap, EpochMap):
-            return _note_offset(emap, offset)
-        reasons.append(emap)
+        from_tag = _map_from_epoch_tag(base, epoch_tag, own, user_base)
+        if isinstance(from_tag, EpochMap):
+            return _note_offset(from_tag, offset)
+        reasons.append(from_tag)
     if found.convention == "keras":
         return _note_offset(_keras_map(base, run, group_scalars, own), offset)
     if found.convention is not None:

@@ -122,11 +122,12 @@ def epoch_indexed_tags(
     evidence = []
     problems = []
     spe = knot = None
-    for low, group in sorted(groups.items()):
+    for _low, group in sorted(groups.items()):
         fit = wall_clock_fit(tags, {t: None for t in group}, counted)
         if not fit.ok:
             problems.append(f"{_tag_list(group)}: {fit.reason}")
             continue
+        assert fit.shift is not None
         shifts.update({t: fit.shift for t in group})
         meaning = (
             "the 0-based epoch index (x = step + 1)"
