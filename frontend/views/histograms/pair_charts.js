@@ -234,9 +234,10 @@ export class PairCharts {
  * @param {string} color
  * @param {string} run
  * @param {string} detail
- * @returns {HTMLElement}
+ * @returns {HTMLElement} "A run detail" with A in the run's colour (the
+ *     pair's charts and the ridge charts)
  */
-function chartTitle(letter, color, run, detail) {
+export function chartTitle(letter, color, run, detail) {
   return h(
     "span",
     { className: "tbmf-hist-title" },

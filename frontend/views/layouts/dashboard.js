@@ -3,18 +3,19 @@
 // its regexes match among the selected runs. `POST layout_preview` says
 // which pairs each chart matches; the dashboard-wide controls (one axis for
 // every chart, smoothing, baseline) override the charts' own settings.
+// Its head is dashboard_header.js, those controls dashboard_toolbar.js.
 
 import { runColor } from "../../colors.js";
 import { runsOnScreen } from "../../filter.js";
 import { h, setChildren } from "../../dom.js";
 import { plural } from "../../format.js";
 import { LatestRequest } from "../../model.js";
-import { AXES, axisInfo } from "../compare/axes.js";
+import { axisInfo } from "../compare/axes.js";
 import { previewLayout } from "./api.js";
-import { setBaselineOptions } from "../compare/baselineselect.js";
 import { mountLayoutChart } from "./chart_adapter.js";
+import { dashboardHeader, layoutWarnings } from "./dashboard_header.js";
+import { DashboardToolbar } from "./dashboard_toolbar.js";
 import { icon } from "./icons.js";
-import { chartCount } from "./schema.js";
 
 /**
  * @typedef {import("../../app.js").ViewContext} ViewContext
@@ -22,25 +23,10 @@ import { chartCount } from "./schema.js";
  * @typedef {import("./api.js").ChartPreview} ChartPreview
  * @typedef {import("./api.js").MetricIndex} MetricIndex
  * @typedef {import("./chart_adapter.js").LayoutChartPanel} LayoutChartPanel
- *
- * @typedef {Object} DashboardSettings dashboard-wide overrides
- * @property {string | null} axis one x axis for every chart, or null
- * @property {number | null} smoothing one weight for every chart, or null
- * @property {string | null} baseline run for difference charts
- *
- * @typedef {Object} DashboardAction a button in the dashboard's header
- * @property {string} id `data-action`
- * @property {string} label
- * @property {import("./icons.js").LayoutIcon} icon
- * @property {() => void} run
- * @property {string} [title]
- * @property {string | null} [disabled] why it is disabled
- * @property {boolean} [primary]
- * @property {boolean} [danger]
+ * @typedef {import("./dashboard_toolbar.js").DashboardSettings} DashboardSettings
+ * @typedef {import("./dashboard_header.js").DashboardAction} DashboardAction
  */
 
-/** Smoothing weights the dashboard-wide control offers. */
-const SMOOTHING_CHOICES = [0, 0.3, 0.6, 0.8, 0.9, 0.95, 0.99];
 /** Plot heights of a dashboard chart, CSS pixels. */
 const CHART_HEIGHT = 220;
 const DIFF_HEIGHT = 110;
@@ -78,9 +64,14 @@ export class Dashboard {
     /** @type {Map<number, boolean>} */
     this._open = new Map(this.layout.categories.map((c, i) => [i, !c.closed]));
 
-    /** @type {HTMLButtonElement[]} */
-    this._axisButtons = [];
-    this._toolbar = this._buildToolbar();
+    this._toolbar = new DashboardToolbar({
+      onSettings: (patch) => this._onSettings(patch),
+      onFold: (open) => {
+        this.layout.categories.forEach((_c, i) => this._open.set(i, open));
+        this._buildCategories();
+        this._renderCharts();
+      },
+    });
     this._categories = h("div", { className: "tbmf-lay-cats" });
     this._notice = h("div", {
       className: "tbmf-lay-notice",
@@ -92,9 +83,9 @@ export class Dashboard {
         className: "tbmf-lay-dash",
         dataset: { layout: this.layout.name, imported: String(this.imported) },
       },
-      this._header(spec.actions),
-      this._warnings(),
-      this._toolbar,
+      dashboardHeader(this.layout, this.imported, spec.actions),
+      layoutWarnings(this.layout),
+      this._toolbar.element,
       this._notice,
       this._categories,
     );
@@ -155,214 +146,8 @@ export class Dashboard {
     this._renderCharts();
   }
 
-  // Header and toolbar.
-
-  /**
-   * @param {DashboardAction[]} actions
-   * @returns {HTMLElement}
-   */
-  _header(actions) {
-    const layout = this.layout;
-    const sources = [
-      ...new Set(layout.categories.flatMap((c) => c.source ?? [])),
-    ];
-    return h(
-      "header",
-      { className: "tbmf-lay-head" },
-      h(
-        "div",
-        { className: "tbmf-lay-head__text" },
-        h(
-          "div",
-          { className: "tbmf-lay-head__line" },
-          h("h2", { className: "tbmf-lay-head__name", text: layout.name }),
-          this.imported
-            ? h(
-                "span",
-                {
-                  className: "tbmf-lay-badge",
-                  title:
-                    "Logged into the runs with add_custom_scalars or a " +
-                    "custom_scalar summary; duplicate it to edit a copy",
-                },
-                icon("lock", { size: 13 }),
-                "Read-only",
-              )
-            : null,
-        ),
-        h("div", {
-          className: "tbmf-lay-head__meta",
-          text: [
-            plural(layout.categories.length, "category", "categories"),
-            plural(chartCount(layout), "chart"),
-            this.imported && sources.length
-              ? `logged in ${sources.join(", ")}`
-              : "",
-          ]
-            .filter(Boolean)
-            .join(" · "),
-        }),
-      ),
-      h(
-        "div",
-        { className: "tbmf-lay-head__actions" },
-        actions.map((action) => actionButton(action)),
-      ),
-    );
-  }
-
-  /** @returns {HTMLElement | null} the imported layout's warnings */
-  _warnings() {
-    const warnings = this.layout.warnings ?? [];
-    if (!warnings.length) return null;
-    return h(
-      "details",
-      { className: "tbmf-lay-warnings" },
-      h(
-        "summary",
-        {},
-        icon("warning", { size: 16 }),
-        h("span", {
-          text: `${plural(warnings.length, "problem")} reading the logged layouts`,
-        }),
-      ),
-      h(
-        "ul",
-        {},
-        warnings.map((w) => h("li", { text: w })),
-      ),
-    );
-  }
-
-  /** @returns {HTMLElement} */
-  _buildToolbar() {
-    this._axisButtons = [
-      { id: "", label: "per chart", help: "Each chart's own x axis" },
-      ...AXES.map((a) => ({ id: a.id, label: a.label, help: a.help })),
-    ].map((axis) =>
-      h("button", {
-        className: "tbmf-cmp-seg__item",
-        text: axis.label,
-        title: axis.id ? `Every chart on: ${axis.help}` : axis.help,
-        attrs: { type: "button", "aria-pressed": "false" },
-        dataset: { axis: axis.id || "chart" },
-        on: { click: () => this._onSettings({ axis: axis.id || null }) },
-      }),
-    );
-    this._smoothing = h(
-      "select",
-      {
-        className: "tbmf-cmp-select",
-        title: "One smoothing weight for every chart, or each chart's own",
-        attrs: { "aria-label": "Smoothing" },
-        dataset: { control: "layout-smoothing" },
-        on: {
-          change: () =>
-            this._onSettings({
-              smoothing:
-                this._smoothing.value === ""
-                  ? null
-                  : Number(this._smoothing.value),
-            }),
-        },
-      },
-      h("option", { text: "per chart", attrs: { value: "" } }),
-      SMOOTHING_CHOICES.map((w) =>
-        h("option", {
-          text: w === 0 ? "0 (off)" : String(w),
-          attrs: { value: String(w) },
-        }),
-      ),
-    );
-    this._baseline = h("select", {
-      className: "tbmf-cmp-select tbmf-cmp-select--wide",
-      title: "Add each chart's difference from this run",
-      attrs: { "aria-label": "Baseline run" },
-      dataset: { control: "layout-baseline" },
-      on: {
-        change: () =>
-          this._onSettings({ baseline: this._baseline.value || null }),
-      },
-    });
-    const foldAll = (/** @type {boolean} */ open) => {
-      this.layout.categories.forEach((_c, i) => this._open.set(i, open));
-      this._buildCategories();
-      this._renderCharts();
-    };
-    return h(
-      "div",
-      { className: "tbmf-cmp-toolbar tbmf-lay-toolbar" },
-      group(
-        "X axis",
-        h(
-          "span",
-          {
-            className: "tbmf-cmp-seg",
-            attrs: { role: "group", "aria-label": "X axis" },
-          },
-          this._axisButtons,
-        ),
-      ),
-      group("Smoothing", this._smoothing),
-      group("Baseline", this._baseline),
-      h(
-        "div",
-        { className: "tbmf-lay-toolbar__end" },
-        h(
-          "button",
-          {
-            className: "tbmf-button tbmf-button--text",
-            title: "Open every category",
-            attrs: { type: "button" },
-            dataset: { action: "expand-all" },
-            on: { click: () => foldAll(true) },
-          },
-          icon("unfold", { size: 16 }),
-          "Expand all",
-        ),
-        h(
-          "button",
-          {
-            className: "tbmf-button tbmf-button--text",
-            title: "Close every category",
-            attrs: { type: "button" },
-            dataset: { action: "collapse-all" },
-            on: { click: () => foldAll(false) },
-          },
-          icon("fold", { size: 16 }),
-          "Collapse all",
-        ),
-      ),
-    );
-  }
-
   _renderToolbar() {
-    const s = this.settings;
-    for (const button of this._axisButtons) {
-      const on =
-        (button.dataset.axis === "chart" ? null : button.dataset.axis) ===
-        (s.axis ?? null);
-      button.classList.toggle("is-on", on);
-      button.setAttribute("aria-pressed", String(on));
-    }
-    this._smoothing.value = s.smoothing === null ? "" : String(s.smoothing);
-    if (s.smoothing !== null && this._smoothing.value === "") {
-      // A weight from a link that the menu does not list.
-      this._smoothing.append(
-        h("option", {
-          text: String(s.smoothing),
-          attrs: { value: String(s.smoothing) },
-        }),
-      );
-      this._smoothing.value = String(s.smoothing);
-    }
-    const candidates = this._baselineCandidates();
-    setBaselineOptions(
-      this._baseline,
-      candidates,
-      s.baseline,
-      "not selected or in no chart",
-    );
+    this._toolbar.render(this.settings, this._baselineCandidates());
   }
 
   /** @returns {string[]} selected runs that some chart draws */
@@ -601,43 +386,4 @@ function emptyText(preview, matched, chart) {
   return chart.metrics.length
     ? "No metric name matches this chart's regexes."
     : "No tag matches this chart's regexes.";
-}
-
-/**
- * @param {DashboardAction} action
- * @returns {HTMLButtonElement}
- */
-export function actionButton(action) {
-  const kind = action.primary
-    ? " is-primary"
-    : action.danger
-      ? " is-danger"
-      : "";
-  return h(
-    "button",
-    {
-      className: `tbmf-button tbmf-lay-action${kind}`,
-      title: action.disabled ?? action.title ?? action.label,
-      attrs: { type: "button", disabled: Boolean(action.disabled) },
-      dataset: { action: action.id },
-      on: { click: () => action.run() },
-    },
-    icon(action.icon, { size: 16 }),
-    h("span", { text: action.label }),
-  );
-}
-
-/**
- * A labelled group of controls in the toolbar (Compare's look).
- * @param {string} label
- * @param {HTMLElement} control
- * @returns {HTMLElement}
- */
-function group(label, control) {
-  return h(
-    "div",
-    { className: "tbmf-cmp-toolbar__group" },
-    h("span", { className: "tbmf-cmp-toolbar__label", text: label }),
-    control,
-  );
 }

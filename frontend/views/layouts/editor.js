@@ -12,7 +12,7 @@ import { h, setChildren } from "../../dom.js";
 import { plural } from "../../format.js";
 import { LatestRequest } from "../../model.js";
 import { saveLayout } from "./api.js";
-import { actionButton } from "./dashboard.js";
+import { actionButton } from "./dashboard_header.js";
 import { showDialog } from "./dialog.js";
 import { icon } from "./icons.js";
 import { previewDraft } from "./preview.js";
@@ -47,7 +47,7 @@ import {
  *     chart previews group their requests (null: by tag)
  * @property {(saved: Layout, previousName: string | null) => void} onSaved
  * @property {() => void} onChange the draft or its saved state changed
- * @property {import("./dashboard.js").DashboardAction[]} actions more
+ * @property {import("./dashboard_header.js").DashboardAction[]} actions more
  *     header buttons (export, delete, close)
  */
 

@@ -7,68 +7,61 @@
 // draft is also kept in sessionStorage while it differs from the saved
 // layout, so switching to another view (which cannot be refused) or a
 // reload brings it back, and the page asks before it unloads.
+//
+// Its parts: view_state.js (URL keys, targets, overrides), drafts.js (the
+// unsaved-edits guard and stash), operations.js (duplicate, delete,
+// import), transfer.js (export, reading a file), actions.js (the head's
+// buttons), placeholders.js (loading, welcome, missing, notices).
 
 import { h } from "../../dom.js";
-import { errorText, LatestRequest } from "../../model.js";
+import { LatestRequest } from "../../model.js";
 import { KEYS as SHELL_KEYS } from "../../state.js";
 import { PINNED_COLORS_KEY } from "../../colors.js";
 import { RUN_FILTER_KEYS } from "../../filter.js";
 import { RunPicker } from "../compare/runpicker.js";
-import {
-  deleteLayout,
-  indexMetrics,
-  loadLayouts,
-  loadMetrics,
-  previewLayout,
-  saveLayout,
-} from "./api.js";
+import { dashboardActions, editorActions } from "./actions.js";
+import { indexMetrics, loadLayouts, loadMetrics } from "./api.js";
 import { Dashboard } from "./dashboard.js";
-import { confirmDialog, showDialog } from "./dialog.js";
+import { DraftGuard, stashDraft, takeDraft } from "./drafts.js";
 import { Editor } from "./editor.js";
-import { icon } from "./icons.js";
 import { LayoutList } from "./list.js";
+import { duplicateLayout, importLayout, removeLayout } from "./operations.js";
 import {
-  AXIS_IDS,
+  loadingPlaceholder,
+  missingCard,
+  notice,
+  welcomeCard,
+} from "./placeholders.js";
+import {
   blankDraft,
   draftFromLayout,
-  exportableLayout,
-  exportFileName,
-  MAX_IMPORT_BYTES,
-  parseLayoutFile,
   serializeLayout,
   uniqueName,
 } from "./schema.js";
+import { downloadLayout } from "./transfer.js";
+import {
+  LAYOUT_KEYS,
+  readSettings,
+  readTarget,
+  settingsState,
+  target,
+  targetState,
+} from "./view_state.js";
+
+export { LAYOUT_KEYS } from "./view_state.js";
 
 /**
  * @typedef {import("../../app.js").ViewContext} ViewContext
  * @typedef {import("./schema.js").Layout} Layout
  * @typedef {import("./api.js").LayoutsPayload} LayoutsPayload
  * @typedef {import("./api.js").MetricIndex} MetricIndex
- * @typedef {import("./dashboard.js").DashboardSettings} DashboardSettings
  * @typedef {import("./dashboard.js").DashboardAction} DashboardAction
- *
- * @typedef {Object} Target what the main area shows
- * @property {'imported' | 'user' | 'new' | 'none'} kind
- * @property {string | null} name a user layout's name
- * @property {boolean} edit
- * @property {string} id identity: the same id needs no rebuild
+ * @typedef {import("./view_state.js").Target} Target
+ * @typedef {import("./operations.js").OperationsHost} OperationsHost
  */
 
-/** State keys of this view. */
-export const LAYOUT_KEYS = Object.freeze({
-  name: "ln", // a user layout's name
-  imported: "li", // "1": the layout logged in the runs
-  edit: "le", // "1": edit the open layout; "new": a new layout
-  axis: "lx", // one x axis for every chart
-  smoothing: "ls", // one smoothing weight for every chart
-  baseline: "lb", // baseline run of the difference charts
-});
-/** sessionStorage key of the unsaved draft. */
-const DRAFT_KEY = "tbmf.layouts.draft";
 /** Name a new layout starts with. */
 const NEW_NAME = "Untitled layout";
-/** Milliseconds before an exported file's object URL is released. */
-const REVOKE_DELAY_MS = 10000;
 
 export class LayoutsView {
   /**
@@ -96,7 +89,6 @@ export class LayoutsView {
     this.dashboard = null;
     /** @type {Editor | null} */
     this.editor = null;
-    this._discarded = false;
     this._routing = false;
     this._destroyed = false;
 
@@ -113,7 +105,7 @@ export class LayoutsView {
           [LAYOUT_KEYS.imported]: null,
           [LAYOUT_KEYS.edit]: "new",
         }),
-      onImport: (file) => void this._import(file),
+      onImport: (file) => void importLayout(this._host, file),
       onRetry: () => void this.reload(),
     });
     this.runPicker = new RunPicker(ctx);
@@ -132,13 +124,30 @@ export class LayoutsView {
       ),
     );
 
-    this._onBeforeUnload = (/** @type {BeforeUnloadEvent} */ event) => {
-      if (this._hasUnsaved()) {
-        event.preventDefault();
-        event.returnValue = "";
-      }
+    this._guard = new DraftGuard(() => this.editor);
+    /** @type {OperationsHost} */
+    this._host = {
+      ctx,
+      guard: this._guard,
+      names: () => this._names(),
+      path: () => this.payload?.path,
+      dropLayout: (name) => {
+        if (!this.payload) return;
+        this.payload = {
+          ...this.payload,
+          layouts: this.payload.layouts.filter((l) => l.name !== name),
+        };
+      },
+      forgetShown: () => {
+        this._current = null;
+      },
+      setImportError: (text) => {
+        this.importError = text;
+      },
+      renderList: () => this._renderList(),
+      reload: () => this.reload(),
+      navigate: (patch) => this._navigate(patch),
     };
-    window.addEventListener("beforeunload", this._onBeforeUnload);
     this._unsubscribe = [
       ctx.catalog.subscribe((_catalog, change) => {
         this.runPicker.render();
@@ -159,7 +168,7 @@ export class LayoutsView {
 
   destroy() {
     this._destroyed = true;
-    window.removeEventListener("beforeunload", this._onBeforeUnload);
+    this._guard.destroy();
     for (const unsubscribe of this._unsubscribe) unsubscribe();
     this._layoutsRequest.cancel();
     this._metricsRequest.cancel();
@@ -235,7 +244,8 @@ export class LayoutsView {
   /** @param {Set<string>} changed */
   _onState(changed) {
     if (changed.has(SHELL_KEYS.view)) return;
-    const narrowing = changed.has(RUN_FILTER_KEYS.narrow) ||
+    const narrowing =
+      changed.has(RUN_FILTER_KEYS.narrow) ||
       (changed.has(RUN_FILTER_KEYS.query) &&
         this.ctx.state.get(RUN_FILTER_KEYS.narrow) === "1");
     if (changed.has(SHELL_KEYS.selection) || narrowing) {
@@ -261,28 +271,8 @@ export class LayoutsView {
       changed.has(LAYOUT_KEYS.smoothing) ||
       changed.has(LAYOUT_KEYS.baseline)
     ) {
-      this.dashboard?.setSettings(this._settings());
+      this.dashboard?.setSettings(readSettings(this.ctx.state));
     }
-  }
-
-  /** @returns {Target | null} what the URL asks for (null: not loaded) */
-  _target() {
-    const state = this.ctx.state;
-    const edit = state.get(LAYOUT_KEYS.edit);
-    if (edit === "new") return target("new", null, true);
-    const name = state.get(LAYOUT_KEYS.name);
-    if (name) return target("user", name, edit === "1");
-    if (state.get(LAYOUT_KEYS.imported) === "1") {
-      return target("imported", null, false);
-    }
-    const payload = this.payload;
-    if (!payload) return null;
-    // No layout in the URL: the logged one, else the first of the user's.
-    if (payload.imported) return target("imported", null, false);
-    if (payload.layouts.length) {
-      return target("user", payload.layouts[0].name, edit === "1");
-    }
-    return target("none", null, false);
   }
 
   /** Shows what the URL asks for, asking first when edits would be lost. */
@@ -292,12 +282,12 @@ export class LayoutsView {
       if (!this.loadError) this._showLoading();
       return;
     }
-    const next = this._target();
+    const next = readTarget(this.ctx.state, this.payload);
     if (!next || (this._current && next.id === this._current.id)) return;
-    if (this._hasUnsaved()) {
+    if (this._guard.unsaved()) {
       // Back/Forward or a pasted link while editing.
       this._routing = true;
-      const discard = await this._askDiscard();
+      const discard = await this._guard.askDiscard();
       this._routing = false;
       if (!discard) {
         this._restoreUrl();
@@ -313,7 +303,7 @@ export class LayoutsView {
    * @param {Record<string, string | null>} patch
    */
   async _navigate(patch) {
-    if (this._hasUnsaved() && !(await this._askDiscard())) return;
+    if (this._guard.unsaved() && !(await this._guard.askDiscard())) return;
     this.importError = null;
     this.ctx.state.update(patch);
     // Same URL (e.g. the layout shown by default): show it anyway.
@@ -324,34 +314,7 @@ export class LayoutsView {
   _restoreUrl() {
     const current = this._current;
     if (!current) return;
-    this.ctx.state.update({
-      [LAYOUT_KEYS.name]: current.kind === "user" ? current.name : null,
-      [LAYOUT_KEYS.imported]: current.kind === "imported" ? "1" : null,
-      [LAYOUT_KEYS.edit]:
-        current.kind === "new" ? "new" : current.edit ? "1" : null,
-    });
-  }
-
-  /** @returns {boolean} */
-  _hasUnsaved() {
-    return Boolean(this.editor && !this._discarded && this.editor.dirty);
-  }
-
-  /** @returns {Promise<boolean>} the user agreed to drop the edits */
-  async _askDiscard() {
-    const name = this.editor?.draft.name || "this layout";
-    const ok = await confirmDialog({
-      title: "Discard unsaved changes?",
-      message: `Your changes to "${name}" are not saved.`,
-      confirm: "Discard changes",
-      cancel: "Keep editing",
-      danger: true,
-    });
-    if (ok) {
-      this._discarded = true;
-      stashDraft(null);
-    }
-    return ok;
+    this.ctx.state.update(targetState(current));
   }
 
   // Showing.
@@ -361,7 +324,7 @@ export class LayoutsView {
     this.dashboard = null;
     this.editor?.destroy();
     this.editor = null;
-    this._discarded = false;
+    this._guard.reset();
     this._main.replaceChildren();
   }
 
@@ -418,8 +381,8 @@ export class LayoutsView {
       // undefined holds the charts until the index is here: it decides
       // how their series are fetched (_loadMetrics hands it over).
       metricIndex: this.metricIndex,
-      settings: this._settings(),
-      onSettings: (patch) => this._updateSettings(patch),
+      settings: readSettings(this.ctx.state),
+      onSettings: (patch) => this.ctx.state.update(settingsState(patch)),
       actions: this._dashboardActions(layout, imported),
     });
     this._main.append(this.dashboard.element);
@@ -435,58 +398,12 @@ export class LayoutsView {
     const locked = payload.writable
       ? null
       : `Layouts cannot be saved: ${payload.pathReason ?? ""}`;
-    /** @type {DashboardAction[]} */
-    const actions = [];
-    if (imported) {
-      actions.push({
-        id: "duplicate",
-        label: "Duplicate to edit",
-        icon: "copy",
-        primary: true,
-        title: "Save a copy of this layout as your own and edit it",
-        disabled: locked,
-        run: () => void this._duplicate(layout),
-      });
-    } else {
-      actions.push(
-        {
-          id: "edit",
-          label: "Edit",
-          icon: "edit",
-          primary: true,
-          title: "Edit this layout",
-          disabled: locked,
-          run: () => void this._navigate({ [LAYOUT_KEYS.edit]: "1" }),
-        },
-        {
-          id: "duplicate",
-          label: "Duplicate",
-          icon: "copy",
-          title: "Save a copy under a new name and edit it",
-          disabled: locked,
-          run: () => void this._duplicate(layout),
-        },
-      );
-    }
-    actions.push({
-      id: "export",
-      label: "Export",
-      icon: "download",
-      title: "Download this layout as a .json file",
-      run: () => this._export(layout),
+    return dashboardActions(imported, locked, {
+      edit: () => void this._navigate({ [LAYOUT_KEYS.edit]: "1" }),
+      duplicate: () => void duplicateLayout(this._host, layout),
+      exportLayout: () => downloadLayout(layout),
+      remove: () => void removeLayout(this._host, layout.name),
     });
-    if (!imported) {
-      actions.push({
-        id: "delete",
-        label: "Delete",
-        icon: "delete",
-        danger: true,
-        title: "Delete this layout",
-        disabled: locked,
-        run: () => void this._delete(layout.name),
-      });
-    }
-    return actions;
   }
 
   /**
@@ -502,38 +419,15 @@ export class LayoutsView {
       : blankDraft(uniqueName(NEW_NAME, this._names()));
     const restored =
       stashed !== null && JSON.stringify(stashed) !== JSON.stringify(initial);
-    /** @type {DashboardAction[]} */
-    const actions = [
-      {
-        id: "export",
-        label: "Export",
-        icon: "download",
-        title: "Download the layout as it is in the editor, as .json",
-        run: () => {
-          if (this.editor) this._export(serializeLayout(this.editor.draft));
-        },
+    const actions = editorActions(base !== null, {
+      exportDraft: () => {
+        if (this.editor) downloadLayout(serializeLayout(this.editor.draft));
       },
-    ];
-    // Always there: a new layout can be deleted as soon as it is saved
-    // (_saved enables it), without reopening the editor.
-    actions.push({
-      id: "delete",
-      label: "Delete",
-      icon: "delete",
-      danger: true,
-      title: "Delete this layout",
-      disabled: base ? undefined : "Save the layout first",
-      run: () => {
+      remove: () => {
         const name = this.editor?.base?.name ?? base?.name;
-        if (name) void this._delete(name);
+        if (name) void removeLayout(this._host, name);
       },
-    });
-    actions.push({
-      id: "close",
-      label: "Close",
-      icon: "close",
-      title: "Leave the editor",
-      run: () => void this._navigate({ [LAYOUT_KEYS.edit]: null }),
+      close: () => void this._navigate({ [LAYOUT_KEYS.edit]: null }),
     });
     const editor = new Editor(this.ctx, {
       base,
@@ -545,24 +439,12 @@ export class LayoutsView {
       metricNames: () => this.metricNames,
       metricIndex: () => this.metricIndex ?? null,
       onSaved: (saved, previousName) => void this._saved(saved, previousName),
-      onChange: () => {
-        if (this.editor === editor && !this._discarded) {
-          stashDraft(
-            editor.dirty ? { id: this._draftId(), draft: editor.draft } : null,
-          );
-        }
-      },
+      onChange: () => this._guard.changed(editor),
       actions,
     });
     this.editor = editor;
     this._main.append(editor.element);
-    if (restored) stashDraft({ id: this._draftId(), draft: editor.draft });
-  }
-
-  /** @returns {string} the stash id of the layout being edited */
-  _draftId() {
-    const base = this.editor?.base;
-    return base ? `user:${base.name}` : "new";
+    if (restored) this._guard.restored(editor);
   }
 
   /**
@@ -594,181 +476,6 @@ export class LayoutsView {
     await this.reload();
   }
 
-  // Actions.
-
-  /** @param {Layout} layout */
-  async _duplicate(layout) {
-    if (this._hasUnsaved() && !(await this._askDiscard())) return;
-    const name = uniqueName(`${layout.name} (copy)`, this._names());
-    let saved;
-    try {
-      saved = await saveLayout(exportableLayout({ ...layout, name }), {
-        overwrite: false,
-      });
-    } catch (error) {
-      this.ctx.toast(`Cannot duplicate: ${errorText(error)}`, "error");
-      return;
-    }
-    this.ctx.toast(`Saved a copy as "${saved.name}"`);
-    await this.reload();
-    await this._navigate({
-      [LAYOUT_KEYS.name]: saved.name,
-      [LAYOUT_KEYS.imported]: null,
-      [LAYOUT_KEYS.edit]: "1",
-    });
-  }
-
-  /** @param {string} name */
-  async _delete(name) {
-    const ok = await confirmDialog({
-      title: `Delete "${name}"?`,
-      message:
-        `The layout is removed from ${this.payload?.path ?? "the layouts file"}. ` +
-        "Export it first to keep a copy.",
-      confirm: "Delete layout",
-      danger: true,
-    });
-    if (!ok) return;
-    try {
-      await deleteLayout(name);
-    } catch (error) {
-      this.ctx.toast(`Cannot delete: ${errorText(error)}`, "error");
-      return;
-    }
-    this._discarded = true;
-    stashDraft(null);
-    this.ctx.toast(`Deleted "${name}"`);
-    if (this.payload) {
-      // Route with the layout gone before the list comes back.
-      this.payload = {
-        ...this.payload,
-        layouts: this.payload.layouts.filter((l) => l.name !== name),
-      };
-    }
-    this._current = null;
-    this.ctx.state.update({
-      [LAYOUT_KEYS.name]: null,
-      [LAYOUT_KEYS.imported]: null,
-      [LAYOUT_KEYS.edit]: null,
-    });
-    await this.reload();
-  }
-
-  /** @param {Layout} layout */
-  _export(layout) {
-    const text = `${JSON.stringify(exportableLayout(layout), null, 2)}\n`;
-    const url = URL.createObjectURL(
-      new Blob([text], { type: "application/json" }),
-    );
-    const link = h("a", {
-      className: "tbmf-offscreen",
-      attrs: { href: url, download: exportFileName(layout.name) },
-    });
-    document.body.append(link);
-    link.click();
-    link.remove();
-    setTimeout(() => URL.revokeObjectURL(url), REVOKE_DELAY_MS);
-  }
-
-  /** @param {File} file */
-  async _import(file) {
-    if (this._hasUnsaved() && !(await this._askDiscard())) return;
-    const fail = (/** @type {string} */ why) => {
-      this.importError = `Cannot import ${file.name}: ${why}`;
-      this._renderList();
-    };
-    if (file.size > MAX_IMPORT_BYTES) {
-      fail(`${file.size} bytes, more than ${MAX_IMPORT_BYTES / 1024} KiB`);
-      return;
-    }
-    /** @type {Layout} */
-    let layout;
-    try {
-      layout = exportableLayout(parseLayoutFile(await file.text()));
-    } catch (error) {
-      fail(errorText(error));
-      return;
-    }
-    // A dry run: the preview validates without saving anything.
-    try {
-      const preview = await previewLayout(layout);
-      if (preview.error) {
-        fail(preview.error);
-        return;
-      }
-    } catch (error) {
-      fail(errorText(error));
-      return;
-    }
-    let overwrite = false;
-    if (this._names().includes(layout.name)) {
-      const copy = uniqueName(layout.name, this._names());
-      const { value } = await showDialog({
-        title: `"${layout.name}" exists`,
-        message: `Replace the saved layout, or import this one as "${copy}"?`,
-        buttons: [
-          { value: "cancel", label: "Cancel" },
-          { value: "replace", label: "Replace", kind: "danger" },
-          { value: "copy", label: "Import as copy", kind: "primary" },
-        ],
-      });
-      if (value === "cancel") return;
-      if (value === "copy") layout = { ...layout, name: copy };
-      overwrite = value === "replace";
-    }
-    let saved;
-    try {
-      saved = await saveLayout(layout, { overwrite });
-    } catch (error) {
-      fail(errorText(error));
-      return;
-    }
-    this.importError = null;
-    this.ctx.toast(`Imported "${saved.name}"`);
-    this._current = null;
-    await this.reload();
-    await this._navigate({
-      [LAYOUT_KEYS.name]: saved.name,
-      [LAYOUT_KEYS.imported]: null,
-      [LAYOUT_KEYS.edit]: null,
-    });
-  }
-
-  // Settings.
-
-  /** @returns {DashboardSettings} */
-  _settings() {
-    const state = this.ctx.state;
-    const axis = state.get(LAYOUT_KEYS.axis);
-    const raw = state.get(LAYOUT_KEYS.smoothing);
-    const smoothing = raw === "" ? NaN : Number(raw);
-    return {
-      axis: AXIS_IDS.includes(axis) ? axis : null,
-      smoothing:
-        Number.isFinite(smoothing) && smoothing >= 0 && smoothing < 1
-          ? smoothing
-          : null,
-      baseline: state.get(LAYOUT_KEYS.baseline) || null,
-    };
-  }
-
-  /** @param {Partial<DashboardSettings>} patch */
-  _updateSettings(patch) {
-    /** @type {Record<string, string | null>} */
-    const update = {};
-    if ("axis" in patch) update[LAYOUT_KEYS.axis] = patch.axis ?? null;
-    if ("smoothing" in patch) {
-      update[LAYOUT_KEYS.smoothing] =
-        patch.smoothing === null || patch.smoothing === undefined
-          ? null
-          : String(patch.smoothing);
-    }
-    if ("baseline" in patch) {
-      update[LAYOUT_KEYS.baseline] = patch.baseline ?? null;
-    }
-    this.ctx.state.update(update);
-  }
-
   // Messages.
 
   _renderList() {
@@ -787,17 +494,7 @@ export class LayoutsView {
   }
 
   _showLoading() {
-    this._main.replaceChildren(
-      h(
-        "div",
-        { className: "tbmf-lay-placeholder" },
-        h("span", {
-          className: "tbmf-spinner",
-          attrs: { "aria-hidden": "true" },
-        }),
-        h("span", { text: "Loading layouts…" }),
-      ),
-    );
+    this._main.replaceChildren(loadingPlaceholder());
   }
 
   /**
@@ -809,118 +506,16 @@ export class LayoutsView {
   }
 
   _showEmpty() {
-    const writable = this.payload?.writable ?? false;
     this._main.replaceChildren(
-      h(
-        "div",
-        { className: "tbmf-lay-welcome" },
-        icon("dashboard", { size: 40, className: "tbmf-lay-welcome__icon" }),
-        h("h2", { text: "No layouts yet" }),
-        h("p", {
-          text:
-            "A layout is a dashboard of charts grouped in categories, each " +
-            "chart the series whose tags (or metric names) match its regexes, " +
-            "from any framework. Runs that log a layout with " +
-            "add_custom_scalars or a custom_scalar summary show it here too.",
-        }),
-        h(
-          "button",
-          {
-            className: "tbmf-button tbmf-lay-action is-primary",
-            attrs: { type: "button", disabled: !writable },
-            title: writable
-              ? "Create a layout"
-              : `Layouts cannot be saved: ${this.payload?.pathReason ?? ""}`,
-            dataset: { action: "new-layout" },
-            on: {
-              click: () => void this._navigate({ [LAYOUT_KEYS.edit]: "new" }),
-            },
-          },
-          icon("add", { size: 16 }),
-          "New layout",
-        ),
+      welcomeCard(
+        this.payload,
+        () => void this._navigate({ [LAYOUT_KEYS.edit]: "new" }),
       ),
     );
   }
 
   /** @param {Target} where */
   _showMissing(where) {
-    this._main.replaceChildren(
-      h(
-        "div",
-        { className: "tbmf-lay-welcome" },
-        icon("warning", { size: 36, className: "tbmf-lay-welcome__icon" }),
-        h("h2", {
-          text:
-            where.kind === "imported"
-              ? "No run logged a layout"
-              : `No layout named "${where.name}"`,
-        }),
-        h("p", {
-          text: "It may have been renamed or deleted. Pick one from the list.",
-        }),
-      ),
-    );
-  }
-}
-
-/**
- * @param {Target['kind']} kind
- * @param {string | null} name
- * @param {boolean} edit
- * @returns {Target}
- */
-function target(kind, name, edit) {
-  return {
-    kind,
-    name,
-    edit,
-    id: `${kind}:${name ?? ""}:${edit ? "edit" : "view"}`,
-  };
-}
-
-/**
- * @param {'error' | 'warning'} kind
- * @param {string} text
- * @returns {HTMLElement}
- */
-function notice(kind, text) {
-  return h(
-    "div",
-    {
-      className: `tbmf-lay-message tbmf-lay-message--${kind} tbmf-lay-message--wide`,
-      attrs: { role: kind === "error" ? "alert" : "status" },
-    },
-    icon(kind, { size: 16 }),
-    h("span", { className: "tbmf-lay-message__text", text }),
-  );
-}
-
-/**
- * Keeps (or clears, with null) the unsaved draft for this browser tab.
- * @param {{id: string, draft: import("./schema.js").Draft} | null} entry
- */
-function stashDraft(entry) {
-  try {
-    if (entry === null) sessionStorage.removeItem(DRAFT_KEY);
-    else sessionStorage.setItem(DRAFT_KEY, JSON.stringify(entry));
-  } catch {
-    // Storage disabled or full: the confirm dialogs still guard the edits.
-  }
-}
-
-/**
- * The stashed draft of layout `id`, if any.
- * @param {string} id
- * @returns {import("./schema.js").Draft | null}
- */
-function takeDraft(id) {
-  try {
-    const raw = sessionStorage.getItem(DRAFT_KEY);
-    if (!raw) return null;
-    const entry = JSON.parse(raw);
-    return entry && entry.id === id && entry.draft ? entry.draft : null;
-  } catch {
-    return null;
+    this._main.replaceChildren(missingCard(where));
   }
 }
