@@ -33,6 +33,9 @@
  * @property {RunAttempt[]} [attempts] one per attempt of a resumed run
  * @property {string} [resumeNote] "resumed at step 40 · 20 points
  *     superseded", or ""
+ * @property {Record<string, any>} [inferences] each inference (framework,
+ *     trainer, epochAxis, resume, loops, parent) with `value`, `status`
+ *     (evidence | unknown | set by you), `evidence`, `reason`, `howToSet`
  *
  * @typedef {Object} RunAttempt
  * @property {number} attempt 0 for the first
