@@ -73,9 +73,11 @@ class Context:
     )
     config: Config = dataclasses.field(default_factory=Config)
     # (run, tag) -> evidence from the data that it holds per-batch values
-    per_batch: dict[tuple[str, str], str] = dataclasses.field(
-        default_factory=dict
-    )
+    per_batch: PerBatch | None = None
+
+    def per_batch_of(self, run: str, tag: str) -> str | None:
+        """Evidence from the data that (run, tag) holds per-batch values."""
+        return None if self.per_batch is None else self.per_batch.get((run, tag))
 
     def metric(self, run: str, tag: str) -> CanonicalMetric | None:
         """The canonical metric of a (run, tag), with its split hint."""
@@ -85,6 +87,41 @@ class Context:
             aliases=self.aliases,
             split_hint=self.split_hints.get((run, tag)),
         )
+
+
+class PerBatch:
+    """Per-batch signatures of series (`core.aggregation`), on demand.
+
+    Computed the first time a series' aggregation is asked for, kept while
+    its run's version stays (a dict shared by the contexts of one builder).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        summaries: dict[str, RunSummary],
+        cache: dict[tuple[str, str], tuple[int, str | None]],
+    ) -> None:
+        self._store = store
+        self._summaries = summaries
+        self._cache = cache
+
+    def get(self, key: tuple[str, str]) -> str | None:
+        """The evidence that (run, tag) holds per-batch values, or None."""
+        run, tag = key
+        summary = self._summaries.get(run)
+        if summary is None:
+            return None
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == summary.version:
+            return cached[1]
+        try:
+            series = self._store.current_scalars(run, tag)
+        except KeyError:
+            return None
+        found = per_batch_signature(series.steps, series.values)
+        self._cache[key] = (summary.version, found)
+        return found
 
 
 class ContextBuilder:
@@ -100,8 +137,8 @@ class ContextBuilder:
         self._store = store
         # run -> (its group's run versions and settings, epoch map)
         self._epoch_cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
-        # run -> (its version, {tag: per-batch evidence})
-        self._signatures: dict[str, tuple[int, dict[str, str]]] = {}
+        # (run, tag) -> (run version, per-batch evidence or None)
+        self._signatures: dict[tuple[str, str], tuple[int, str | None]] = {}
 
     def build(self, config: Config) -> Context:
         """The context of the store's current data under `config`."""
@@ -161,29 +198,19 @@ class ContextBuilder:
             experiments=experiments.build_experiments(summaries, config),
             split_hints=splits,
             config=config,
-            per_batch=self._per_batch(summaries),
+            per_batch=PerBatch(self._store, summaries, self._pruned(summaries)),
         )
 
-    def _per_batch(
+    def _pruned(
         self, summaries: dict[str, RunSummary]
-    ) -> dict[tuple[str, str], str]:
-        """Series whose data show per-batch values (cached per run version)."""
-        out: dict[tuple[str, str], str] = {}
-        kept = {}
-        for run, summary in summaries.items():
-            cached = self._signatures.get(run)
-            if cached is None or cached[0] != summary.version:
-                found = {}
-                for tag in summary.scalar_tags:
-                    series = self._store.current_scalars(run, tag)
-                    evidence = per_batch_signature(series.steps, series.values)
-                    if evidence:
-                        found[tag] = evidence
-                cached = (summary.version, found)
-            kept[run] = cached
-            out.update({(run, tag): ev for tag, ev in cached[1].items()})
-        self._signatures = kept
-        return out
+    ) -> dict[tuple[str, str], tuple[int, str | None]]:
+        """The signature cache without runs that are gone."""
+        self._signatures = {
+            key: value
+            for key, value in self._signatures.items()
+            if key[0] in summaries
+        }
+        return self._signatures
 
     def _split_hints(
         self,

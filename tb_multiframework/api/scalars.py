@@ -180,7 +180,7 @@ class ScalarAnswers:
                 sel.tag,
                 ctx.epoch_maps[sel.run.run],
                 ctx.metric(sel.run.run, sel.tag),
-                ctx.per_batch.get((sel.run.run, sel.tag)),
+                ctx.per_batch_of(sel.run.run, sel.tag),
             )
             converted, note = with_batch_view(sel, found, query.batch_values)
             shown.append(converted)
@@ -368,7 +368,7 @@ def aggregation_json(ctx: Context, run: str, tag: str) -> dict[str, str]:
         tag,
         ctx.epoch_maps[run],
         ctx.metric(run, tag),
-        ctx.per_batch.get((run, tag)),
+        ctx.per_batch_of(run, tag),
     )
     return {
         "aggregation": found.kind,
