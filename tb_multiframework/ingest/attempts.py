@@ -59,18 +59,24 @@ class _Tag:
         self.attempt = 0  # attempt of its last point
         self.file = ""  # file of its last point
         self.top = 0  # its largest step since its attempt began
-        # (low step, largest step before it, points stored before it) of a
-        # last point read below the largest step, not decided yet
-        self.pending: tuple[int, int, int] | None = None
+        # (low step, largest step before it, points stored before it, its
+        # wall time) of a last point read below the largest step, not
+        # decided yet
+        self.pending: tuple[int, int, int, float] | None = None
 
 
 class _Restart:
     """A chunk point where a tag starts logging steps again."""
 
-    __slots__ = ("index", "cause", "step", "before")
+    __slots__ = ("index", "cause", "step", "before", "wall")
 
     def __init__(
-        self, index: int, cause: str, step: int, before: int = -1
+        self,
+        index: int,
+        cause: str,
+        step: int,
+        before: int = -1,
+        wall: float | None = None,
     ) -> None:
         self.index = index  # the point in the chunk
         self.cause = cause
@@ -78,6 +84,7 @@ class _Restart:
         # points of the tag stored before the low point, when that point was
         # read in an earlier chunk (they are superseded from `step` on)
         self.before = before
+        self.wall = wall  # the low point's wall time, when read before
 
 
 class AttemptTracker:
@@ -119,7 +126,7 @@ class AttemptTracker:
         """
         n = len(steps)
         found, previous, tops, pending = self._restarts(
-            tags, tag_ids, steps, file
+            tags, tag_ids, steps, wall_times, file
         )
         by_index = {r.index: r for r in found}
         events: list[tuple[int, int, int]] = []  # (position, kind, index)
@@ -161,7 +168,7 @@ class AttemptTracker:
                 restart.step,
                 restart.cause,
                 tag,
-                float(wall_times[index]),
+                float(wall_times[index]) if restart.wall is None else restart.wall,
                 cuts,
                 index,
             )
@@ -189,12 +196,13 @@ class AttemptTracker:
         tags: Sequence[str],
         tag_ids: np.ndarray,
         steps: np.ndarray,
+        wall_times: np.ndarray,
         file: str,
     ) -> tuple[
         list[_Restart],
         np.ndarray,
         dict[int, int],
-        dict[int, tuple[int, int, int] | None],
+        dict[int, tuple[int, int, int, float] | None],
     ]:
         """The chunk's points where a tag starts logging steps again.
 
@@ -207,7 +215,7 @@ class AttemptTracker:
         previous = np.full(n, -1, dtype=np.int64)
         found: list[_Restart] = []
         tops: dict[int, int] = {}
-        pending: dict[int, tuple[int, int, int] | None] = {}
+        pending: dict[int, tuple[int, int, int, float] | None] = {}
         if n == 0:
             return found, previous, tops, pending
         order = np.argsort(tag_ids, kind="stable")
@@ -220,7 +228,7 @@ class AttemptTracker:
             state = self._tags.get(tags[tag_id])
             mine = steps[where]
             tops[tag_id], pending[tag_id] = self._tag_restarts(
-                state, where, mine, file, found
+                state, where, mine, wall_times[where], file, found
             )
         return found, previous, tops, pending
 
@@ -229,9 +237,10 @@ class AttemptTracker:
         state: _Tag | None,
         where: np.ndarray,
         mine: np.ndarray,
+        walls: np.ndarray,
         file: str,
         found: list[_Restart],
-    ) -> tuple[int, tuple[int, int, int] | None]:
+    ) -> tuple[int, tuple[int, int, int, float] | None]:
         """One tag's restarts in a chunk; (its largest step, undecided point)."""
         known = state is not None
         top = state.top if state is not None else int(mine[0])
@@ -249,11 +258,11 @@ class AttemptTracker:
         positions = where.tolist()
         for k, step in enumerate(values):
             if k == 0 and pending is not None:
-                low, old_top, before = pending
+                low, old_top, before, wall = pending
                 pending = None
                 if low < step <= old_top:
                     found.append(
-                        _Restart(positions[0], STEP_DECREASE, low, before)
+                        _Restart(positions[0], STEP_DECREASE, low, before, wall)
                     )
                     top = step
                     continue
@@ -271,7 +280,7 @@ class AttemptTracker:
                         top = step
                     # else: another loop's point, or decided by the next one
                     continue
-                pending = (step, top, count + k)
+                pending = (step, top, count + k, float(walls[k]))
                 continue
             top = max(top, step)
         return top, pending
@@ -296,7 +305,7 @@ class AttemptTracker:
         attempts: np.ndarray,
         file: str,
         tops: dict[int, int],
-        pending: dict[int, tuple[int, int, int] | None],
+        pending: dict[int, tuple[int, int, int, float] | None],
     ) -> None:
         if len(steps) == 0:
             return

@@ -401,17 +401,23 @@ class Store(ScalarReads):
           before: per scalar tag, how many of its points were logged before
             the START; those at steps >= `step` are superseded.
           low_point: a restart confirmed after its first (low) point was
-            stored: that point, the next after the counted ones, opens the
-            attempt its tag's following points are in.
+            stored: that point, the next after the counted ones, joins the
+            attempt its tag's following points are in (nothing else is
+            marked: that attempt supersedes what it logs again).
         """
         with self._lock:
             state = self._runs[run]
             for tag, count in before.items():
                 columns = state.scalars.get(tag)
-                if columns is not None:
+                if columns is None:
+                    continue
+                if low_point:
+                    # The low point joins the attempt its next point is in:
+                    # the earlier points it went below are then superseded
+                    # by that attempt, loop by loop.
+                    columns.book.note_low_start(count)
+                else:
                     columns.book.note_restart(count, int(step))
-                    if low_point:
-                        columns.book.note_low_start(count)
             state.version += 1
             self._version += 1
 
