@@ -17,8 +17,7 @@ from typing import Any
 
 from tb_multiframework.core.axes import HOW_TO_SET, EpochMap
 from tb_multiframework.core.loops import parse_loop_tag
-from tb_multiframework.core.types import Excluded
-from tb_multiframework.ingest.detect import NO_TRAINER
+from tb_multiframework.core.types import NO_TRAINER, Excluded
 from tb_multiframework.settings.config import RunOverride
 from tb_multiframework.store.store import RunSummary
 

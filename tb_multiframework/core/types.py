@@ -30,6 +30,12 @@ WRITERS = (
 LEVELS = ("epoch", "batch")
 # Training loops that write on a framework's behalf, detected from the files
 # (ingest/detect.py): "" when none is recognised.
+# Why a run's trainer is unknown (the API says it beside `trainer: ""`).
+NO_TRAINER = (
+    "no trainer's signature in the files (looked for: Lightning, "
+    "Transformers, Keras fit, Paddle hapi, MMEngine); set the trainer in the "
+    "config (runs[<run>].trainer) or in the Runs table"
+)
 TRAINERS = (
     "lightning",
     "transformers",

@@ -206,13 +206,6 @@ def detect_trainer(
     return TrainerDetection("", ())
 
 
-# Why a run's trainer is unknown (the API says it beside `trainer: ""`).
-NO_TRAINER = (
-    "no trainer's signature in the files (looked for: Lightning, "
-    "Transformers, Keras fit, Paddle hapi, MMEngine); set the trainer in the "
-    "config (runs[<run>].trainer) or in the Runs table"
-)
-
 
 def _hapi_evidence(
     format: str,
