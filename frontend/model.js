@@ -47,6 +47,9 @@
  * @property {string} stream the tag read
  * @property {string[]} timestampTags tags whose steps are timestamps
  * @property {string[] | null} sharedWriters files written at once
+ * @property {Record<string, any>} [inferences] each inference (framework,
+ *     trainer, epochAxis, resume, loops, parent) with `value`, `status`
+ *     (evidence | unknown | set by you), `evidence`, `reason`, `howToSet`
  *
  * @typedef {Object} RunAttempt
  * @property {number} attempt 0 for the first

@@ -40,6 +40,7 @@ from tb_multiframework.core.axes import AXES
 from tb_multiframework.core.diff import DIFF_MODES
 from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
 from tb_multiframework.core.smoothing import SMOOTHING_MODES
+from tb_multiframework.settings.corrections import SettingsUnavailable
 from tb_multiframework.settings.layouts import (
     LayoutExistsError,
     LayoutStoreError,
@@ -171,6 +172,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             "/metric_summary": self.metric_summary_route,
             "/speed": self.speed_route,
             "/anomalies": self.anomalies_route,
+            "/run_settings": self.run_settings_route,
         }
 
     def is_active(self) -> bool:
@@ -303,6 +305,16 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             return _error(request, 405, "use POST with a JSON body")
         return _answer(
             request, lambda: self._api.preview_layout(_json_body(request))
+        )
+
+    @wrappers.Request.application
+    def run_settings_route(
+        self, request: wrappers.Request
+    ) -> wrappers.Response:
+        if request.method != "POST":
+            return _error(request, 405, "use POST with a JSON body")
+        return _answer(
+            request, lambda: self._api.save_run_settings(_json_body(request))
         )
 
     @wrappers.Request.application
@@ -548,7 +560,11 @@ def _answer(
         return _error(request, 409, str(error))
     except ValueError as error:
         return _error(request, 400, str(error))
-    except (api.LayoutsUnavailable, LayoutStoreError) as error:
+    except (
+        api.LayoutsUnavailable,
+        LayoutStoreError,
+        SettingsUnavailable,
+    ) as error:
         return _error(request, 503, str(error))
     if isinstance(result, wrappers.Response):
         return result

@@ -271,3 +271,70 @@ def test_cached_per_series_and_recomputed_for_what_changed(
     body = json.loads(client.get(BASE + "/anomalies").get_data())
     assert calls == [n, n, n + 10]  # only run b was looked at again
     assert [(a["run"], a["step"]) for a in body["anomalies"]] == [("b", n + 9)]
+
+
+def test_running_mean_resets_are_no_cliff_and_real_jumps_still_are(tmp_path):
+    """Keras' `batch_accuracy`, a running mean since each epoch began, lags
+    the per-batch accuracy while it learns fast in the first epoch, then
+    jumps at the reset: the writer's arithmetic, not a cliff. The per-batch
+    values (unrolled through the epoch map) are read instead; a real jump
+    of the per-batch values is still found, at the step worked out here."""
+    n, epochs = 200, 3
+    rng = np.random.default_rng(11)
+    step = np.arange(1, n * epochs + 1)
+    per_batch = np.clip(0.3 + 0.6 * (1 - np.exp(-step / 60)), 0, 1)
+    per_batch += 0.02 * rng.standard_normal(step.size)
+
+    def running(values):
+        return np.concatenate(
+            [
+                np.cumsum(values[k * n : (k + 1) * n]) / np.arange(1, n + 1)
+                for k in range(epochs)
+            ]
+        )
+
+    def write(root, values):
+        train, val = [eventfiles.file_version_event()], [
+            eventfiles.file_version_event()
+        ]
+        means = running(values)
+        for s, m in zip(step, means):
+            train.append(
+                eventfiles.tf2_scalar_event("batch_accuracy", int(s), 1.0 + s, m)
+            )
+        for k in range(epochs):
+            wall = 1.5 + n * (k + 1)
+            train.append(
+                eventfiles.tf2_scalar_event(
+                    "epoch_accuracy", k, wall, means[(k + 1) * n - 1]
+                )
+            )
+            val.append(eventfiles.tf2_scalar_event("epoch_accuracy", k, wall, 0.8))
+            val.append(
+                eventfiles.tf2_scalar_event(
+                    "evaluation_accuracy_vs_iterations", n * (k + 1), wall, 0.8
+                )
+            )
+        name = "events.out.tfevents.1700000000.host.1.0.v2"
+        eventfiles.write(
+            os.path.join(root, "fit", "train", name),
+            eventfiles.record_bytes(train),
+        )
+        eventfiles.write(
+            os.path.join(root, "fit", "validation", name),
+            eventfiles.record_bytes(val),
+        )
+
+    write(tmp_path / "smooth", per_batch)
+    client, _ = make_client(str(tmp_path / "smooth"))
+    body = get(client, "/anomalies?run=fit/train&tag=batch_accuracy")
+    assert body["anomalies"] == [], body["anomalies"]
+    # A real jump of the per-batch accuracy at step 450 (epoch 2, batch
+    # 50), from a flat 0.5 to 0.95 (a label leak, say): a cliff there.
+    leak = 0.5 + 0.02 * rng.standard_normal(step.size)
+    leak[step >= 450] += 0.45
+    write(tmp_path / "leak", leak)
+    client, _ = make_client(str(tmp_path / "leak"))
+    body = get(client, "/anomalies?run=fit/train&tag=batch_accuracy")
+    (cliff,) = [a for a in body["anomalies"] if a["kind"] == "cliff"]
+    assert cliff["step"] <= 450 <= cliff["endStep"]

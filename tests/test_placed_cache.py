@@ -33,10 +33,15 @@ def _store():
     return store
 
 
-def _append(store, steps, values):
+def _append(store, steps, values, attempt=None):
     steps = np.asarray(steps, dtype=np.int64)
     store.append_scalars(
-        "r", "loss", steps, 1.7e9 + steps * 0.5, np.asarray(values, float)
+        "r",
+        "loss",
+        steps,
+        1.7e9 + steps * 0.5,
+        np.asarray(values, float),
+        attempts=None if attempt is None else np.full(len(steps), attempt),
     )
 
 
@@ -94,8 +99,9 @@ def test_points_appended_before_the_end_are_sorted_in():
     store, cache = _store(), PlacedCache()
     _append(store, np.arange(10, 20), np.arange(10.0))
     _assert_equal_to_fresh(cache, _selection(store), "step", 0.5, "ema")
-    # A restarted run logs steps 12.. again: they sort among the old ones.
-    _append(store, np.arange(12, 30), -np.arange(18.0))
+    # A restarted run logs steps 12.. again (a new attempt, as ingest marks
+    # it): they sort among the old ones.
+    _append(store, np.arange(12, 30), -np.arange(18.0), attempt=1)
     got = _assert_equal_to_fresh(cache, _selection(store), "step", 0.5, "ema")
     assert got.x.size == 28
 

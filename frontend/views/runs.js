@@ -459,6 +459,7 @@ class RunsView {
       toggleGroup: (group) => this._toggleGroup(group),
       toggleExpanded: (run) => this._toggleExpanded(run),
       showWarnings: (run) => this._showWarnings(run),
+      refresh: () => void this.ctx.catalog.refresh(),
     };
     /** @type {HTMLTableRowElement[]} */
     const rows = [];

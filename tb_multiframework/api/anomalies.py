@@ -28,7 +28,10 @@ from typing import Any, Protocol
 import numpy as np
 
 from tb_multiframework.core import anomalies as core
-from tb_multiframework.core.aggregation import series_aggregation, split_of
+from tb_multiframework.core.aggregation import (
+    convert_batch_values,
+    series_aggregation,
+)
 from tb_multiframework.core.anomalies import Anomaly
 from tb_multiframework.core.axes import EpochMap, axis_values
 from tb_multiframework.core.direction import (
@@ -37,15 +40,17 @@ from tb_multiframework.core.direction import (
     metric_direction,
 )
 from tb_multiframework.core.groups import rank_of
-from tb_multiframework.core.metrics import MetricEntry, canonical_metric
+from tb_multiframework.core.metrics import CanonicalMetric, MetricEntry
 from tb_multiframework.core.types import AliasRule, Excluded, RunInfo
 from tb_multiframework.store.store import RunSummary, ScalarSeries, Store
 
 MAX_ANOMALIES = 5000  # findings in one answer; more are counted, not listed
 # A series that is a running mean since its epoch began (Keras' batch_*
 # metrics, Paddle hapi's train metrics other than the loss) jumps at every
-# epoch start by design: not a spike, a plateau or an oscillation.
-_RUNNING_MEAN_SKIPS = frozenset({"spike", "oscillation", "plateau"})
+# epoch start by design: not a cliff, a spike, a plateau or an oscillation.
+# Its per-batch values (derived through the epoch map) are read instead;
+# without an epoch map those kinds are not looked for.
+_RUNNING_MEAN_SKIPS = frozenset({"spike", "oscillation", "plateau", "cliff"})
 
 
 class NotFoundError(LookupError):
@@ -88,6 +93,8 @@ class RunsView(Protocol):
 
     @property
     def metrics(self) -> Mapping[str, MetricEntry]: ...
+
+    def metric(self, run: str, tag: str) -> CanonicalMetric | None: ...
 
 
 def rank_groups(runs: Iterable[str]) -> dict[str, list[str]]:
@@ -200,7 +207,7 @@ class AnomalyFinder:
         axis: str,
     ) -> dict[str, Any]:
         x = self._range_on(view, run, tag, axis, anomaly)
-        metric = canonical_metric(view.infos[run], tag, aliases=view.aliases)
+        metric = view.metric(run, tag)
         return {
             "run": run,
             "tag": tag,
@@ -273,30 +280,48 @@ class AnomalyFinder:
         lr_source: tuple[str, str] | None,
     ) -> list[Anomaly]:
         info = view.infos[run]
-        metric = canonical_metric(info, tag, aliases=view.aliases)
+        metric = view.metric(run, tag)
         name = tag if metric is None else metric.name
         if metric is None and tag.startswith(("custom_scalars", "_hparams_")):
             return []
         kinds: set[str] = set(core.SERIES_KINDS)
+        unroll = False
         if is_counter(name) or is_learning_rate(name):
             kinds = {"nonfinite"}  # a schedule or a counter is not trained
         elif _running_mean(info, tag, metric):
-            kinds -= _RUNNING_MEAN_SKIPS
+            unroll = isinstance(view.epoch_maps[run], EpochMap)
+            if not unroll:
+                kinds -= _RUNNING_MEAN_SKIPS
         version = (
             view.summaries[run].version,
             None if lr_source is None else view.summaries[lr_source[0]].version,
             name,
             frozenset(kinds),
+            unroll and view.epoch_maps[run].source,  # type: ignore[union-attr]
         )
 
         def compute() -> list[Anomaly]:
             series = self._store.scalars(run, tag)
+            values = series.values
+            if unroll:
+                converted = convert_batch_values(
+                    "running_mean",
+                    "per_batch",
+                    tag=tag,
+                    steps=series.steps,
+                    values=series.values,
+                    epoch_map=view.epoch_maps[run],
+                )
+                if converted.values is not None:
+                    values = converted.values
+                else:
+                    kinds.difference_update(_RUNNING_MEAN_SKIPS)
             lr = None
             if lr_source is not None:
                 lr = self._lr_steps(view, run, tag, series, lr_source)
             return core.detect_series(
                 series.steps,
-                series.values,
+                values,
                 direction=metric_direction(name),
                 validation=name.endswith(("/val", "/test")),
                 lr=lr,
@@ -419,9 +444,7 @@ class AnomalyFinder:
             xa = self._epochs(view, train[0], train[1], a)
             xb = self._epochs(view, val[0], val[1], b)
             axis = "epoch" if xa is not None and xb is not None else "step"
-            name = canonical_metric(
-                view.infos[val[0]], val[1], aliases=view.aliases
-            )
+            name = view.metric(val[0], val[1])
             return core.detect_pair(
                 (a.steps, a.values),
                 (b.steps, b.values),
@@ -460,9 +483,7 @@ class AnomalyFinder:
 
         def compute() -> list[list[Anomaly]]:
             series = [self._store.scalars(run, tag) for run in members]
-            name = canonical_metric(
-                view.infos[members[0]], tag, aliases=view.aliases
-            )
+            name = view.metric(members[0], tag)
             return core.detect_group(
                 [(s.steps, s.values) for s in series],
                 names=[run.rpartition("/")[2] for run in members],
@@ -518,7 +539,7 @@ def _running_mean(info: RunInfo, tag: str, metric: Any) -> bool:
         info,
         tag,
         level=None if metric is None else metric.level,
-        split=split_of(None if metric is None else metric.name),
+        split=None if metric is None else metric.split,
     )
     return found.kind == "running_mean"
 

@@ -18,10 +18,15 @@ import numpy as np
 
 from tb_multiframework.api import experiments
 from tb_multiframework.api.speed import SpeedBuilder, SpeedContext
+from tb_multiframework.core.aggregation import per_batch_signature
 from tb_multiframework.core.axes import EpochMap, build_epoch_map
 from tb_multiframework.core.metrics import (
+    CanonicalMetric,
     MetricEntry,
+    SplitHint,
     build_metric_index,
+    cadence_split_hints,
+    canonical_metric,
     is_placeholder_metric,
     parse_alias_rules,
 )
@@ -31,7 +36,7 @@ from tb_multiframework.core.types import (
     Excluded,
     RunInfo,
 )
-from tb_multiframework.settings.config import Config
+from tb_multiframework.settings.config import TRAINER_NONE, Config
 from tb_multiframework.store.store import RunSummary, Store
 
 
@@ -64,6 +69,62 @@ class Context:
     errors: tuple[str, ...]
     experiments: experiments.Experiments
     speed: SpeedContext  # derived speed, step semantics (api/speed.py)
+    # (run, tag) -> a split the data shows or the user set
+    split_hints: dict[tuple[str, str], SplitHint] = dataclasses.field(
+        default_factory=dict
+    )
+    config: Config = dataclasses.field(default_factory=Config)
+    # (run, tag) -> evidence from the data that it holds per-batch values
+    per_batch: PerBatch | None = None
+
+    def per_batch_of(self, run: str, tag: str) -> str | None:
+        """Evidence from the data that (run, tag) holds per-batch values."""
+        return None if self.per_batch is None else self.per_batch.get((run, tag))
+
+    def metric(self, run: str, tag: str) -> CanonicalMetric | None:
+        """The canonical metric of a (run, tag), with its split hint."""
+        return canonical_metric(
+            self.infos[run],
+            tag,
+            aliases=self.aliases,
+            run_tags=frozenset(self.summaries[run].scalar_tags),
+            split_hint=self.split_hints.get((run, tag)),
+        )
+
+
+class PerBatch:
+    """Per-batch signatures of series (`core.aggregation`), on demand.
+
+    Computed the first time a series' aggregation is asked for, kept while
+    its run's version stays (a dict shared by the contexts of one builder).
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        summaries: dict[str, RunSummary],
+        cache: dict[tuple[str, str], tuple[int, str | None]],
+    ) -> None:
+        self._store = store
+        self._summaries = summaries
+        self._cache = cache
+
+    def get(self, key: tuple[str, str]) -> str | None:
+        """The evidence that (run, tag) holds per-batch values, or None."""
+        run, tag = key
+        summary = self._summaries.get(run)
+        if summary is None:
+            return None
+        cached = self._cache.get(key)
+        if cached is not None and cached[0] == summary.version:
+            return cached[1]
+        try:
+            series = self._store.current_scalars(run, tag)
+        except KeyError:
+            return None
+        found = per_batch_signature(series.steps, series.values)
+        self._cache[key] = (summary.version, found)
+        return found
 
 
 class ContextBuilder:
@@ -80,6 +141,8 @@ class ContextBuilder:
         # run -> (its group's run versions and settings, epoch map)
         self._epoch_cache: dict[str, tuple[Any, EpochMap | Excluded]] = {}
         self._speed = SpeedBuilder(store)
+        # (run, tag) -> (run version, per-batch evidence or None)
+        self._signatures: dict[tuple[str, str], tuple[int, str | None]] = {}
 
     def build(self, config: Config) -> Context:
         """The context of the store's current data under `config`."""
@@ -89,6 +152,10 @@ class ContextBuilder:
         except ValueError as error:
             errors.append(f"metric aliases in {config.path} not used: {error}")
             aliases = ()
+        for run in self._store.runs():
+            self._store.set_attempts_ignored(
+                run, bool(config.for_run(run).not_resumed)
+            )
         summaries = {s.meta.run: s for s in self._store.summaries()}
         infos = {
             run: RunInfo(
@@ -96,7 +163,7 @@ class ContextBuilder:
                 group=s.meta.group,
                 framework=s.meta.framework,
                 writer=s.meta.writer,
-                trainer=s.meta.trainer,
+                trainer=_trainer(s.meta.trainer, config.for_run(run).trainer),
             )
             for run, s in summaries.items()
         }
@@ -134,7 +201,10 @@ class ContextBuilder:
             for run in summaries
             for tag in speed.derived_tags(run)
         ]
-        entries = build_metric_index(pairs, aliases=aliases, level_hints=hints)
+        splits = self._split_hints(config, summaries, infos, epoch_maps, aliases)
+        entries = build_metric_index(
+            pairs, aliases=aliases, level_hints=hints, split_hints=splits
+        )
         return Context(
             summaries=summaries,
             infos=infos,
@@ -144,7 +214,52 @@ class ContextBuilder:
             errors=tuple(errors),
             experiments=found,
             speed=speed,
+            split_hints=splits,
+            config=config,
+            per_batch=PerBatch(self._store, summaries, self._pruned(summaries)),
         )
+
+    def _pruned(
+        self, summaries: dict[str, RunSummary]
+    ) -> dict[tuple[str, str], tuple[int, str | None]]:
+        """The signature cache without runs that are gone."""
+        self._signatures = {
+            key: value
+            for key, value in self._signatures.items()
+            if key[0] in summaries
+        }
+        return self._signatures
+
+    def _split_hints(
+        self,
+        config: Config,
+        summaries: dict[str, RunSummary],
+        infos: dict[str, RunInfo],
+        epoch_maps: dict[str, EpochMap | Excluded],
+        aliases: tuple[AliasRule, ...],
+    ) -> dict[tuple[str, str], SplitHint]:
+        """Splits inferred from the cadence, then the user's (which win)."""
+        out: dict[tuple[str, str], SplitHint] = {}
+        for run, emap in epoch_maps.items():
+            if not isinstance(emap, EpochMap) or not emap.epoch_indexed_tags:
+                continue
+            tags = set(summaries[run].scalar_tags)
+            steps = {
+                tag: self._store.current_scalars(run, tag).steps.tolist()
+                for tag in emap.epoch_indexed_tags
+                if tag in tags
+            }
+            found = cadence_split_hints(infos[run], steps, aliases=aliases)
+            out.update({(run, tag): hint for tag, hint in found.items()})
+        for run in summaries:
+            chosen = config.for_run(run).splits
+            for tag, split in chosen or ():
+                out[(run, tag)] = SplitHint(
+                    split,
+                    f"split {split or 'none'} set by you",
+                    override=True,
+                )
+        return out
 
     def _epoch_maps(
         self,
@@ -183,10 +298,17 @@ class ContextBuilder:
         """A run's epoch map (cached while its group is unchanged)."""
         override = config.for_run(run)
         setting = None
-        if override.steps_per_epoch is not None or override.epoch_offset:
+        if (
+            override.steps_per_epoch is not None
+            or override.epoch_offset
+            or override.epoch_base is not None
+            or override.epoch_axis is False
+        ):
             setting = EpochSetting(
                 steps_per_epoch=override.steps_per_epoch,
                 epoch_offset=override.epoch_offset or 0.0,
+                epoch_base=override.epoch_base,
+                disabled=override.epoch_axis is False,
             )
         key = (
             info,
@@ -237,6 +359,13 @@ class ContextBuilder:
                 ),
             )
         return inputs
+
+
+def _trainer(detected: str, chosen: str | None) -> str:
+    """The user's trainer ("none": no trainer) beats the detected one."""
+    if chosen is None:
+        return detected
+    return "" if chosen == TRAINER_NONE else chosen
 
 
 def epoch_source(emap: EpochMap | Excluded) -> str:

@@ -180,7 +180,11 @@ class ScalarAnswers:
                 notes.append("")
                 continue
             found = aggregation_of(
-                sel.run, sel.tag, ctx.epoch_maps[sel.run.run], ctx.aliases
+                sel.run,
+                sel.tag,
+                ctx.epoch_maps[sel.run.run],
+                ctx.metric(sel.run.run, sel.tag),
+                ctx.per_batch_of(sel.run.run, sel.tag),
             )
             converted, note = with_batch_view(sel, found, query.batch_values)
             shown.append(converted)
@@ -366,7 +370,11 @@ class ScalarAnswers:
 def aggregation_json(ctx: Context, run: str, tag: str) -> dict[str, str]:
     """What a series' batch values are (`aggregation`, with evidence)."""
     found = aggregation_of(
-        ctx.infos[run], tag, ctx.epoch_maps[run], ctx.aliases
+        ctx.infos[run],
+        tag,
+        ctx.epoch_maps[run],
+        ctx.metric(run, tag),
+        ctx.per_batch_of(run, tag),
     )
     return {
         "aggregation": found.kind,

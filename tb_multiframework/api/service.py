@@ -41,6 +41,7 @@ from tb_multiframework.api.encoding import (
     to_json,
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
+from tb_multiframework.api.inferences import run_inferences
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.scalars import (
     MAX_EXPORT_ROWS,
@@ -54,9 +55,9 @@ from tb_multiframework.api.views import resume_note, run_attempts
 from tb_multiframework.core import layouts, safe_regex
 from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.compare import Selection
-from tb_multiframework.core.metrics import canonical_metric
-from tb_multiframework.core.types import Excluded
+from tb_multiframework.core.types import TRAINERS, Excluded
 from tb_multiframework.settings.config import Config, ConfigFile
+from tb_multiframework.settings.corrections import save_run_settings
 from tb_multiframework.settings.layouts import LayoutStore
 from tb_multiframework.sources import Source
 from tb_multiframework.store.store import RunSummary, Store
@@ -179,7 +180,7 @@ class Api:
             "runs": [
                 with_speed(
                     {
-                        **self._run_entry(summary, ctx.epoch_maps[run]),
+                        **self._run_entry(ctx, summary, ctx.epoch_maps[run]),
                         **ctx.experiments.run_fields(run),
                     },
                     ctx.speed.runs.get(run),
@@ -198,22 +199,54 @@ class Api:
         }
 
     def _run_entry(
-        self, summary: RunSummary, emap: EpochMap | Excluded
+        self, ctx: Context, summary: RunSummary, emap: EpochMap | Excluded
     ) -> dict[str, Any]:
         entry = _run_entry(summary, emap)
         meta = summary.meta
+        override = ctx.config.for_run(meta.run)
+        trainer = ctx.infos[meta.run].trainer
         attempts = run_attempts(self._store, meta, summary.first_step)
+        inferred = run_inferences(
+            summary, emap, override, attempts, trainer=trainer
+        )
         entry.update(
             {
-                "trainer": meta.trainer,
-                "trainerEvidence": list(meta.trainer_evidence),
+                "trainer": trainer,
+                "trainerEvidence": inferred["trainer"]["evidence"]
+                if trainer
+                else [],
                 "parent": meta.parent,
                 "subRun": meta.sub_run,
                 "attempts": attempts,
-                "resumeNote": resume_note(attempts),
+                "resumeNote": ""
+                if override.not_resumed
+                else resume_note(attempts),
+                "inferences": inferred,
             }
         )
         return entry
+
+    def save_run_settings(self, body: Any) -> dict[str, Any]:
+        """`POST run_settings`: saves the user's corrections of one run."""
+        if not isinstance(body, dict) or set(body) != {"run", "set"}:
+            raise ValueError('the body must be {"run": "<run>", "set": {...}}')
+        run = body["run"]
+        if not isinstance(run, str):
+            raise ValueError("run must be a string")
+        ctx = self._context()
+        if run not in ctx.summaries:
+            raise NotFound(f"unknown run {run!r}")
+        with self._lock:
+            saved = save_run_settings(
+                self._config_file.path,
+                run,
+                body["set"],
+                known_trainers=tuple(t for t in TRAINERS if t),
+            )
+        self._config_file.refresh()
+        if self._config_file.error:
+            raise ValueError(self._config_file.error)
+        return saved
 
     def metrics(self) -> dict[str, Any]:
         """`GET metrics`: the cross-framework metric index."""
@@ -230,6 +263,7 @@ class Api:
                             "tag": m.tag,
                             "level": m.level,
                             "derivation": m.derivation,
+                            **_split_json(ctx, m.run, m.tag),
                             "aliases": list(m.aliases),
                             **aggregation_json(ctx, m.run, m.tag),
                         }
@@ -450,13 +484,16 @@ class Api:
         return payload
 
 
+def _split_json(ctx: Context, run: str, tag: str) -> dict[str, Any]:
+    found = ctx.metric(run, tag)
+    return {
+        "split": None if found is None else found.split,
+        "splitSource": "unknown" if found is None else found.split_source,
+    }
+
+
 def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
-    found = canonical_metric(
-        ctx.infos[run],
-        tag,
-        aliases=ctx.aliases,
-        run_tags=frozenset(ctx.summaries[run].scalar_tags),
-    )
+    found = ctx.metric(run, tag)
     return None if found is None else found.name
 
 

@@ -27,13 +27,12 @@ from tb_multiframework.core.aggregation import (
     Aggregation,
     convert_batch_values,
     series_aggregation,
-    split_of,
 )
 from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.compare import ExportRow, Selection, export_rows
-from tb_multiframework.core.metrics import canonical_metric
+from tb_multiframework.core.metrics import CanonicalMetric
 from tb_multiframework.core.speed import derived_name
-from tb_multiframework.core.types import AliasRule, Excluded, RunInfo
+from tb_multiframework.core.types import Excluded, RunInfo
 from tb_multiframework.store.store import RunMeta, ScalarSeries, Store
 
 ATTEMPT_MODES = ("current", "all")
@@ -133,16 +132,25 @@ def aggregation_of(
     info: RunInfo,
     tag: str,
     emap: EpochMap | Excluded,
-    aliases: Sequence[AliasRule],
+    found: CanonicalMetric | None,
+    data_evidence: str | None = None,
 ) -> Aggregation:
-    """A series' aggregation, with the level the data shows."""
-    found = canonical_metric(info, tag, aliases=aliases)
+    """A series' aggregation, with the level the data shows.
+
+    Args:
+      found: the (run, tag)'s canonical metric (`Context.metric`).
+      data_evidence: its per-batch signature (`Context.per_batch`).
+    """
     level = found.level if found else None
     if level is None and isinstance(emap, EpochMap):
         if tag in emap.epoch_indexed_tags:
             level = "epoch"
     return series_aggregation(
-        info, tag, level=level, split=split_of(found.name if found else None)
+        info,
+        tag,
+        level=level,
+        split=found.split if found else None,
+        data_evidence=data_evidence,
     )
 
 

@@ -27,7 +27,7 @@ from typing import Any, Mapping
 import numpy as np
 
 MAGIC = b"TBMFSEG\0"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2  # 2: attempt trackers keep each tag's largest step
 _PREFIX = struct.Struct("<8sIII")  # magic, version, header bytes, header CRC
 _ALIGN = 64  # bytes; array starts are aligned to this
 _MAX_HEADER_BYTES = 64 << 20  # a larger header is corruption

@@ -50,7 +50,6 @@ _KERAS_BATCH = re.compile(r"batch_.+")
 _KERAS_EPOCH = re.compile(r"epoch_.+|evaluation_.+_vs_iterations")
 _LIGHTNING_STEP = re.compile(r".+_step")
 _LIGHTNING_EPOCH = re.compile(r".+_epoch")
-_CUSTOM_WRITERS = ("torch.utils.tensorboard", "tensorboardX", "visualdl")
 
 
 @dataclass(frozen=True)
@@ -62,15 +61,24 @@ class Aggregation:
 
 
 def series_aggregation(
-    run: RunInfo, tag: str, *, level: str | None, split: str | None
+    run: RunInfo,
+    tag: str,
+    *,
+    level: str | None,
+    split: str | None,
+    data_evidence: str | None = None,
 ) -> Aggregation:
-    """The aggregation of one (run, tag), from the trainer and writer.
+    """The aggregation of one (run, tag), from the trainer, else the data.
+
+    A trainer's rules apply only when the files name the trainer (or the
+    user did); no value is called per batch because no trainer was found.
 
     Args:
-        run: The run (framework, writer and trainer decide).
+        run: The run (writer and trainer decide).
         tag: The raw tag.
         level: The member's level ("epoch", "batch" or None).
         split: The canonical split (`train`, `val`, ...) or None.
+        data_evidence: `per_batch_signature` of its current points.
 
     Returns:
         The kind (one of `AGGREGATIONS`) and its evidence.
@@ -82,6 +90,12 @@ def series_aggregation(
             "an epoch counter: the source of the epoch axis, not an aggregate",
         )
     if run.writer == "keras" or run.trainer == "keras_fit":
+        if tag == "epoch_learning_rate":
+            return Aggregation(
+                "unknown",
+                "Keras logs the optimizer's learning rate as it is at the "
+                "epoch's end, not an aggregate",
+            )
         if _KERAS_BATCH.fullmatch(tag):
             return Aggregation(
                 "running_mean",
@@ -149,19 +163,61 @@ def series_aggregation(
                 "epoch_mean",
                 "paddle hapi: eval metrics accumulate over the eval set",
             )
-    custom = run.trainer == "" and (
-        run.writer in _CUSTOM_WRITERS or run.writer == "tf.summary"
-    )
-    if custom and level != "epoch" and split in (None, "train"):
-        return Aggregation(
-            "per_batch",
-            f"custom loop ({run.writer}): add_scalar stores the value it "
-            "is given at each step, a batch's own value (PyTorch, Paddle "
-            "and tf.summary do not average)",
-        )
+    if data_evidence and level != "epoch":
+        return Aggregation("per_batch", data_evidence)
     return Aggregation(
         "unknown",
-        "the script's own value: how it was aggregated is not in the files",
+        "the script's own value: how it was aggregated is not in the files"
+        + (f" ({run.writer} stores the value it is given)" if run.writer else ""),
+    )
+
+
+_SIGNATURE_CHANGES = 100  # nonzero changes a per-batch signature needs
+_ALTERNATION = 0.6  # share of sign flips between changes, at least
+_ALTERNATION_Z = 4.0  # ... and this many standard errors above 1/2
+
+
+def per_batch_signature(
+    steps: np.ndarray, values: np.ndarray
+) -> str | None:
+    """Evidence that a series holds each step's own value, or None.
+
+    A value logged at every step that is the step's own (a batch's loss)
+    carries that batch's noise, so consecutive changes flip sign about two
+    times in three (for independent values, exactly 2/3). A running mean
+    since the epoch began, an exponential or a window average changes by a
+    fraction of the new value's deviation: its changes flip about half the
+    time (measured: Keras' running means 0.42-0.52, window means 0.46-0.50,
+    per-batch losses 0.66-0.73). Only series logged at every step are judged
+    (a value logged every k steps may be the mean of those k), with at least
+    `_SIGNATURE_CHANGES` nonzero changes, and the share must clear both
+    `_ALTERNATION` and `_ALTERNATION_Z` standard errors above 1/2.
+
+    Args:
+        steps: Current points' steps in logged order.
+        values: Their values.
+
+    Returns:
+        The evidence in words, or None when the data do not show it.
+    """
+    s = np.asarray(steps, dtype=np.int64)
+    y = np.asarray(values, dtype=np.float64)
+    if s.size <= _SIGNATURE_CHANGES or not np.all(np.diff(s) == 1):
+        return None
+    y = y[np.isfinite(y)]
+    d = np.diff(y)
+    d = d[d != 0]
+    if d.size <= _SIGNATURE_CHANGES:
+        return None
+    flips = float(np.mean(np.sign(d[1:]) != np.sign(d[:-1])))
+    z = (flips - 0.5) * np.sqrt(d.size - 1) / 0.5
+    if flips < _ALTERNATION or z < _ALTERNATION_Z:
+        return None
+    return (
+        f"per batch (from the data): logged at every step, and its changes "
+        f"flip sign {flips:.0%} of the time over {s.size} points (each "
+        "step's own value: about 2/3; a running, window or exponential "
+        "mean: about 1/2)"
     )
 
 

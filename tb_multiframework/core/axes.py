@@ -12,44 +12,48 @@ x = k + b / n. So a PyTorch per-batch curve, Keras' running-mean
 `batch_loss` (whose last point of an epoch equals `epoch_loss`), Keras
 `epoch_loss` and Paddle hapi's `eval/loss` all meet at the end of each epoch.
 
-A run's epoch map comes from the first of these that exists:
+A run's epoch map comes from the first of these that exists, each on
+positive evidence (`core/epoch_sources.py`), else the run has no epoch axis
+and says why and how to set one:
 
-1. the user's config (`stepsPerEpoch`; `epochOffset` shifts any source);
-2. a scalar tag named `epoch` (an integer staircase, or fractional epochs);
+1. the user's config (`stepsPerEpoch`, `epochBase`; `epochOffset` shifts any
+   source; `epochAxis: false` turns the axis off);
+2. a scalar tag named `epoch`: an integer staircase (two or more values;
+   its base, 0 or 1, from its value during the first epoch), fractional
+   epochs, or a counter equal to its own step (the step is an epoch number);
 3. Keras' layout: `epoch_*` tags (and weight histograms) at step = epoch
-   index; iterations per epoch
-   from `evaluation_*_vs_iterations` of the group's `validation` run, else
-   estimated from wall-clock times;
-4. Paddle hapi's layout (`paddle.callbacks.VisualDL`): `eval/*` at step =
-   epoch index; steps per epoch of `train/*` estimated from wall-clock times;
-5. tags logged at step = 0, 1, 2, ... (one point per epoch, the common
-   `add_scalar(tag, value, epoch)`) beside tags with far larger steps; steps
-   per epoch of the others estimated from wall-clock times.
+   index; iterations per epoch from `evaluation_*_vs_iterations` of the
+   group's `validation` run, else from the wall clock;
+4. tags logged once per epoch at steps 0, 1, 2, ... or 1, 2, 3, ... beside
+   tags with far larger steps; steps per epoch and whether the step is the
+   epoch index or the epochs completed from the wall clock (two or more
+   epoch-level points).
 
-Whatever the source, epoch-indexed tags (Keras `epoch_*`, hapi `eval/*`,
-tags found by 5.) sit at step + 1. A run with none of these is `Excluded`
-with the reason, never placed on another axis.
+Epoch-indexed tags sit at step + 1 (0-based index) or at step (epochs
+completed), whatever the source. A run with none of these is `Excluded` with
+the reason, never placed on another axis.
 """
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
+from . import epoch_sources
 from .types import EpochSetting, Excluded, FloatArray, RunInfo, ScalarSeriesLike
 
 AXES = ("step", "epoch", "relative", "wall", "progress")
 STEP_IS_EPOCH = "step = epoch index"
-_EPOCH_INDEX_RATIO = 4  # other tags' last step / epochs, to call steps epochs
 _EPOCH_DECIMALS = 9  # epoch positions are rounded to 1e-9 epoch
+HOW_TO_SET = (
+    "set stepsPerEpoch (and epochBase 0 or 1 for tags logged once per epoch) "
+    "for this run in the config, or in the Runs table"
+)
 
 _EMPTY = np.empty(0, dtype=np.float64)
-_KERAS_STEP_COUNTED = re.compile(r"batch_|evaluation_.+_vs_iterations$")
 
 
 @dataclass(frozen=True)
@@ -58,15 +62,20 @@ class EpochMap:
 
     Attributes:
         source: Short human description ("config: 100 steps/epoch",
-            "tag 'epoch'", "keras", "paddle hapi ...").
-        epoch_indexed_tags: Tags whose step is a 0-based epoch index
-            (Keras `epoch_*`, Paddle hapi `eval/*`); placed at step + 1.
+            "tag 'epoch'", "keras", "step = epoch index ...").
+        epoch_indexed_tags: Tags whose step counts epochs (Keras `epoch_*`,
+            tags logged once per epoch); placed at step + their shift.
         knot_steps: Increasing steps with known epoch positions.
         knot_epochs: The epoch positions at `knot_steps`.
         steps_per_epoch: Slope used without knots and beyond them.
         offset: Added to every position (the user's `epochOffset`).
         step_reason: Why step-counted tags cannot be placed, if they cannot.
         num_epochs: Epochs seen by the epoch-indexed tags (for `progress`).
+        shifts: x - step of each epoch-indexed tag: 1.0 (the default) when
+            the step is the 0-based epoch index, 0.0 when it counts epochs
+            completed.
+        evidence: What the map rests on, in words.
+        set_by_user: Whether the user's config chose it.
     """
 
     source: str
@@ -77,6 +86,13 @@ class EpochMap:
     offset: float = 0.0
     step_reason: str | None = None
     num_epochs: int = 0
+    shifts: Mapping[str, float] = field(default_factory=dict)
+    evidence: tuple[str, ...] = ()
+    set_by_user: bool = False
+
+    def shift(self, tag: str) -> float:
+        """x - step of an epoch-indexed tag."""
+        return float(self.shifts.get(tag, 1.0))
 
     def epochs(self, tag: str, steps: np.ndarray) -> FloatArray | Excluded:
         """Maps a tag's logged steps to fractional epochs.
@@ -91,7 +107,7 @@ class EpochMap:
         """
         s = np.asarray(steps, dtype=np.float64)
         if tag in self.epoch_indexed_tags:
-            return s + 1.0 + self.offset
+            return s + self.shift(tag) + self.offset
         if self.step_reason is not None:
             return Excluded(self.step_reason)
         if self.steps_per_epoch is None:
@@ -125,39 +141,56 @@ def build_epoch_map(
     own = group_scalars.get(run.run)
     if own is None:
         raise ValueError(f"run {run.run!r} is not in its group's scalars")
-    convention, indexed = _epoch_indexed_tags(run, own)
     offset = setting.epoch_offset if setting is not None else 0.0
+    if setting is not None and setting.disabled:
+        return Excluded(
+            "no epoch axis: set by you (epochAxis false in the config)"
+        )
+    user_base = setting.epoch_base if setting is not None else None
+    found = epoch_sources.epoch_indexed_tags(run, own, base=user_base)
+    indexed = frozenset(found.shifts)
     base = EpochMap(
         source="",
         epoch_indexed_tags=indexed,
         offset=offset,
-        num_epochs=_num_epochs(own, indexed),
+        num_epochs=_num_epochs(own, found.shifts),
+        shifts=dict(found.shifts),
+        evidence=found.evidence,
     )
     if setting is not None and setting.steps_per_epoch is not None:
         spe = float(setting.steps_per_epoch)
-        emap = _with(base, f"config: {spe:g} steps/epoch", steps_per_epoch=spe)
+        emap = _with(
+            base,
+            f"config: {spe:g} steps/epoch",
+            steps_per_epoch=spe,
+            set_by_user=True,
+            evidence=(
+                f"stepsPerEpoch {spe:g} set by you",
+                *base.evidence,
+            ),
+        )
         return _note_offset(emap, offset)
     reasons = []
     epoch_tag = _find_epoch_tag(own)
     if epoch_tag is None:
         reasons.append("no 'epoch' tag")
-    elif epoch_tag in indexed:
-        # Logged once per epoch at step = epoch: says nothing about steps.
-        reasons.append(f"tag {epoch_tag!r} is logged at step = epoch index")
     else:
-        found = _map_from_epoch_tag(base, epoch_tag, own[epoch_tag])
-        if isinstance(found, EpochMap):
-            return _note_offset(found, offset)
-        reasons.append(found)
-    if convention == "keras":
+        from_tag = _map_from_epoch_tag(base, epoch_tag, own, user_base)
+        if isinstance(from_tag, EpochMap):
+            return _note_offset(from_tag, offset)
+        reasons.append(from_tag)
+    if found.convention == "keras":
         return _note_offset(_keras_map(base, run, group_scalars, own), offset)
-    if convention is not None:
-        return _note_offset(_wall_clock_map(base, own, convention), offset)
-    reasons.append(
-        "not a Keras or Paddle hapi layout, and no tags logged at "
-        "step = epoch index"
-    )
-    reasons.append("set stepsPerEpoch for this run in the config")
+    if found.convention is not None:
+        return _note_offset(_indexed_map(base, own, found), offset)
+    if found.problem:
+        reasons.append(f"tags logged once per epoch? {found.problem}")
+    else:
+        reasons.append(
+            "not a Keras layout, and no tags logged once per epoch at steps "
+            "0, 1, 2, ... or 1, 2, 3, ... beside larger steps"
+        )
+    reasons.append(HOW_TO_SET)
     return Excluded("no epoch information: " + "; ".join(reasons))
 
 
@@ -216,7 +249,8 @@ def axis_values(
             tag in epoch_map.epoch_indexed_tags
         )
         if isinstance(epoch_map, EpochMap) and indexed:
-            return (steps + 1.0) / max(epoch_map.num_epochs, 1)
+            shift = epoch_map.shift(tag)
+            return (steps + shift) / max(epoch_map.num_epochs, 1)
         if run_last_step is None:
             raise ValueError("axis 'progress' needs run_last_step")
         if run_last_step <= 0:
@@ -246,96 +280,14 @@ def _with(emap: EpochMap, source: str, **changes: Any) -> EpochMap:
 
 
 def _num_epochs(
-    tags: Mapping[str, ScalarSeriesLike], indexed: frozenset[str]
+    tags: Mapping[str, ScalarSeriesLike], shifts: Mapping[str, float]
 ) -> int:
     best = 0
-    for tag in indexed:
+    for tag, shift in shifts.items():
         steps = np.asarray(tags[tag].steps)
         if steps.size:
-            best = max(best, int(steps.max()) + 1)
+            best = max(best, int(round(float(steps.max()) + shift)))
     return best
-
-
-def _epoch_indexed_tags(
-    run: RunInfo, tags: Mapping[str, ScalarSeriesLike]
-) -> tuple[str | None, frozenset[str]]:
-    """Which convention the run follows and its epoch-indexed tags."""
-    names = list(tags)
-    if _is_keras(run, names):
-        # The callback writes everything at step = epoch (epoch_* scalars,
-        # weight histograms) except batch_* and evaluation_*_vs_iterations.
-        return "keras", frozenset(
-            t for t in names if not _KERAS_STEP_COUNTED.match(t)
-        )
-    if run.writer == "visualdl" or run.framework == "paddle":
-        evals = [t for t in names if t.startswith("eval/")]
-        trains = [t for t in names if t.startswith("train/")]
-        if evals and _looks_like_hapi(tags, evals, trains):
-            return "paddle hapi", frozenset(evals)
-    by_pattern = _tags_at_epoch_index(tags)
-    if by_pattern:
-        return STEP_IS_EPOCH, by_pattern
-    return None, frozenset()
-
-
-def _tags_at_epoch_index(
-    tags: Mapping[str, ScalarSeriesLike],
-) -> frozenset[str]:
-    """Tags logged at step = 0, 1, 2, ... beside tags with far larger steps.
-
-    Many scripts log epoch metrics with `add_scalar(tag, v, epoch)` and batch
-    metrics with the global step; the first kind is recognised by its steps
-    being exactly 0..m-1 while some tag of the run reaches at least
-    `_EPOCH_INDEX_RATIO * m`.
-    """
-    candidates = {}
-    last_step = -1
-    for tag, series in tags.items():
-        steps = np.asarray(series.steps)
-        if steps.size == 0:
-            continue
-        low, high = int(steps.min()), int(steps.max())
-        last_step = max(last_step, high)
-        # 0..m-1 needs m distinct steps, so a larger max rules it out
-        # without counting (this runs over every point of every run).
-        if low != 0 or high >= steps.size:
-            continue
-        gaps = np.diff(steps)
-        if (gaps >= 0).all():
-            distinct = 1 + int(np.count_nonzero(gaps))
-        else:
-            distinct = int(np.unique(steps).size)
-        if high == distinct - 1:
-            candidates[tag] = distinct
-    return frozenset(
-        tag
-        for tag, count in candidates.items()
-        if last_step >= _EPOCH_INDEX_RATIO * count
-    )
-
-
-def _is_keras(run: RunInfo, names: list[str]) -> bool:
-    if run.writer == "keras":
-        return True
-    return (
-        run.framework == "tensorflow"
-        and run.basename in ("train", "validation")
-        and any(t.startswith("epoch_") for t in names)
-    )
-
-
-def _looks_like_hapi(
-    tags: Mapping[str, ScalarSeriesLike], evals: list[str], trains: list[str]
-) -> bool:
-    # hapi logs eval/* at the epoch index (0, eval_freq, ...), far below the
-    # batch counter of train/*; a script logging eval at global steps is not.
-    eval_steps = np.concatenate([np.asarray(tags[t].steps) for t in evals])
-    if eval_steps.size == 0 or eval_steps.min() != 0:
-        return False
-    if not trains:
-        return True
-    train_steps = np.concatenate([np.asarray(tags[t].steps) for t in trains])
-    return train_steps.size == 0 or eval_steps.max() < train_steps.max()
 
 
 def _find_epoch_tag(tags: Mapping[str, ScalarSeriesLike]) -> str | None:
@@ -351,21 +303,74 @@ def _find_epoch_tag(tags: Mapping[str, ScalarSeriesLike]) -> str | None:
 
 
 def _map_from_epoch_tag(
-    base: EpochMap, tag: str, series: ScalarSeriesLike
+    base: EpochMap,
+    tag: str,
+    own: Mapping[str, ScalarSeriesLike],
+    user_base: int | None,
 ) -> EpochMap | str:
+    series = own[tag]
+    if tag in base.epoch_indexed_tags:
+        # Logged once per epoch at step = epoch: says nothing about steps.
+        return f"tag {tag!r} is logged at step = epoch index"
     steps = np.asarray(series.steps, dtype=np.float64)
     values = np.asarray(series.values, dtype=np.float64)
     ok = np.isfinite(values)
     steps, values = steps[ok], values[ok]
     if values.size == 0:
         return f"tag {tag!r} has no finite values"
+    counter = epoch_sources.counter_at_own_steps(tag, series)
+    if counter is not None:
+        return _map_from_counter_steps(base, tag, own, counter, user_base)
     if np.all(values == np.round(values)):
-        return _map_from_staircase(base, tag, steps, values)
+        return _map_from_staircase(base, tag, own, steps, values, user_base)
     return _map_from_fractional(base, tag, steps, values)
 
 
+def _map_from_counter_steps(
+    base: EpochMap,
+    tag: str,
+    own: Mapping[str, ScalarSeriesLike],
+    counter: tuple[float, str],
+    user_base: int | None,
+) -> EpochMap:
+    """The counter equals its step: tags at those steps count epochs."""
+    shift, evidence = counter
+    if user_base is not None:
+        shift = 1.0 - user_base
+        evidence += f"; base {user_base} set by you"
+    steps = set(np.asarray(own[tag].steps).tolist())
+    same = sorted(
+        t
+        for t, s in own.items()
+        if np.asarray(s.steps).size
+        and set(np.asarray(s.steps).tolist()) <= steps
+    )
+    shifts = {**base.shifts, **{t: shift for t in same}}
+    others = [t for t in own if t not in shifts]
+    reason = (
+        None
+        if not others
+        else f"tag {tag!r} counts epochs at its own steps; "
+        f"{_few(others)} are logged at other steps: {HOW_TO_SET}"
+    )
+    return _with(
+        base,
+        f"tag {tag!r} (step = epoch number)",
+        epoch_indexed_tags=frozenset(shifts),
+        shifts=shifts,
+        num_epochs=_num_epochs(own, shifts),
+        step_reason=reason,
+        evidence=(evidence, *base.evidence),
+    )
+
+
 def _map_from_staircase(
-    base: EpochMap, tag: str, steps: FloatArray, values: FloatArray
+    base: EpochMap,
+    tag: str,
+    own: Mapping[str, ScalarSeriesLike],
+    steps: FloatArray,
+    values: FloatArray,
+    user_base: int | None,
 ) -> EpochMap | str:
     epochs, which = np.unique(values, return_inverse=True)
     if epochs.size < 2:
@@ -382,12 +387,35 @@ def _map_from_staircase(
     slopes = np.diff(ends) / np.diff(epochs)
     complete = slopes[:-1] if slopes.size > 1 else slopes
     spe = float(np.median(complete))
+    counted = [
+        np.asarray(s.steps)
+        for t, s in own.items()
+        if t not in base.epoch_indexed_tags and np.asarray(s.steps).size
+    ]
+    zero_based = bool(min(int(c.min()) for c in counted) == 0)
+    first = int(np.argmin(steps))
+    if user_base is not None:
+        counts_from = user_base
+        why = f"base {user_base} set by you"
+    else:
+        found, why = epoch_sources.staircase_base(
+            float(values[first]), float(steps[first]), spe, zero_based
+        )
+        if found is None:
+            return f"tag {tag!r}: {why}"
+        counts_from = found
+    # Epoch value v ends at its last step: v - base + 1 epochs completed.
     return _with(
         base,
         f"tag {tag!r}",
         knot_steps=ends[:-1].copy(),
-        knot_epochs=epochs[:-1] + 1.0,
+        knot_epochs=epochs[:-1] - counts_from + 1.0,
         steps_per_epoch=spe,
+        evidence=(
+            f"tag {tag!r} is an epoch counter with {epochs.size} values, "
+            f"{spe:.6g} steps/epoch; {why}",
+            *base.evidence,
+        ),
     )
 
 
@@ -411,6 +439,11 @@ def _map_from_fractional(
         knot_steps=steps,
         knot_epochs=values,
         steps_per_epoch=spe,
+        evidence=(
+            f"tag {tag!r} holds fractional epochs completed "
+            f"({values[0]:g} to {values[-1]:g})",
+            *base.evidence,
+        ),
     )
 
 
@@ -430,8 +463,55 @@ def _keras_map(
                 knot_steps=steps,
                 knot_epochs=epochs,
                 steps_per_epoch=spe,
+                evidence=(
+                    *base.evidence,
+                    "evaluation_*_vs_iterations gives the optimizer's "
+                    f"iterations at each validated epoch's end ({spe:.6g} "
+                    "steps/epoch)",
+                ),
             )
-    return _wall_clock_map(base, own, "keras")
+    return _fit_map(base, own, "keras")
+
+
+def _indexed_map(
+    base: EpochMap, own: Mapping[str, ScalarSeriesLike], found: Any
+) -> EpochMap:
+    """Tags logged once per epoch; step-counted tags from the same fit."""
+    label = STEP_IS_EPOCH
+    if found.spe is None or found.knot is None:
+        return _fit_map(base, own, label)
+    step, epoch = found.knot
+    return _with(
+        base,
+        f"{label} ({found.spe:.6g} steps/epoch from wall clock)",
+        knot_steps=np.array([step], dtype=np.float64),
+        knot_epochs=np.array([epoch], dtype=np.float64),
+        steps_per_epoch=float(found.spe),
+    )
+
+
+def _fit_map(
+    base: EpochMap, own: Mapping[str, ScalarSeriesLike], label: str
+) -> EpochMap:
+    counted = sorted(t for t in own if t not in base.epoch_indexed_tags)
+    if not counted:
+        return _with(base, label, step_reason=f"{label}: no step-counted tags")
+    fit = epoch_sources.wall_clock_fit(own, dict(base.shifts), counted)
+    if not fit.ok:
+        reason = (
+            f"{label}: steps per epoch unknown ({fit.reason}); {HOW_TO_SET}"
+        )
+        return _with(base, label, step_reason=reason)
+    assert fit.spe is not None and fit.knot is not None
+    step, epoch = fit.knot
+    return _with(
+        base,
+        f"{label} ({fit.spe:.6g} steps/epoch from wall clock)",
+        knot_steps=np.array([step], dtype=np.float64),
+        knot_epochs=np.array([epoch], dtype=np.float64),
+        steps_per_epoch=fit.spe,
+        evidence=(*base.evidence, fit.describe()),
+    )
 
 
 def _validation_runs(
@@ -474,62 +554,6 @@ def _keras_knots(
     return None
 
 
-def _wall_clock_map(
-    base: EpochMap, own: Mapping[str, ScalarSeriesLike], label: str
-) -> EpochMap:
-    counted = sorted(t for t in own if t not in base.epoch_indexed_tags)
-    if not counted:
-        return _with(base, label, step_reason=f"{label}: no step-counted tags")
-    found = _knot_from_wall_clock(own, sorted(base.epoch_indexed_tags), counted)
-    if found is None:
-        reason = (
-            f"{label}: no epoch-level point written after a step-counted "
-            "point, so steps per epoch are unknown (set stepsPerEpoch in the "
-            "config)"
-        )
-        return _with(base, label, step_reason=reason)
-    step, epoch, spe = found
-    return _with(
-        base,
-        f"{label} ({spe:.6g} steps/epoch from wall clock)",
-        knot_steps=np.array([step], dtype=np.float64),
-        knot_epochs=np.array([epoch], dtype=np.float64),
-        steps_per_epoch=spe,
-    )
-
-
-def _knot_from_wall_clock(
-    tags: Mapping[str, ScalarSeriesLike],
-    indexed: list[str],
-    counted: list[str],
-) -> tuple[float, float, float] | None:
-    """Finds where an epoch ended among the step-counted points.
-
-    The epoch-level point of epoch k is written after the epoch's last batch,
-    so the largest step written by then ends epoch k; with batch steps
-    counting from 1 (from 0: add 1) that step is (k + 1) * n. The newest
-    epoch gives the least relative error.
-
-    Returns:
-        (step ending epoch k, k + 1, steps per epoch), or None.
-    """
-    e_steps = np.concatenate([np.asarray(tags[t].steps) for t in indexed])
-    e_walls = np.concatenate([np.asarray(tags[t].wall_times) for t in indexed])
-    b_steps = np.concatenate([np.asarray(tags[t].steps) for t in counted])
-    b_walls = np.concatenate([np.asarray(tags[t].wall_times) for t in counted])
-    if b_steps.size == 0 or e_steps.size == 0:
-        return None
-    order = np.argsort(b_walls, kind="stable")
-    b_walls = b_walls[order]
-    running_max = np.maximum.accumulate(b_steps[order].astype(np.float64))
-    from_zero = 1.0 if b_steps.min() == 0 else 0.0
-    for k in sorted(set(e_steps.tolist()), reverse=True):
-        end_wall = e_walls[e_steps == k].min()
-        seen = int(np.searchsorted(b_walls, end_wall, side="right"))
-        if seen == 0:
-            continue
-        last = float(running_max[seen - 1])
-        spe = (last + from_zero) / (float(k) + 1.0)
-        if math.isfinite(spe) and spe > 0:
-            return last, float(k) + 1.0, spe
-    return None
+def _few(tags: list[str]) -> str:
+    shown = ", ".join(repr(t) for t in sorted(tags)[:3])
+    return shown + (f" and {len(tags) - 3} more" if len(tags) > 3 else "")

@@ -21,9 +21,14 @@ Rules, in order (the first that applies wins; see docs/conventions.md):
 3. Lightning suffixes: `<split>_<q>_epoch` / `<split>_<q>_step`.
 4. The split is a whole tag component (`Loss/train`, `Train/Loss`,
    `eval/acc`), else an underscore prefix or suffix of the last component
-   (`val_loss`, `loss_val`), else the run's last path component (`x/train`,
-   `x/validation`), else the sub-run name PyTorch `add_scalars` makes
-   (`<main>_<sub>`), else `train` is assumed (said in the derivation).
+   (`val_loss`, `loss_val`), else the first or last word of another
+   component (`validation_by_epoch/accuracy`), else the run's last path
+   component (`x/train`, `x/validation`), else the sub-run name PyTorch
+   `add_scalars` makes (`<main>_<sub>`), else a split inferred from the data
+   (`SplitHint`, e.g. a tag logged once per epoch only beside validation
+   metrics), else it is unknown: the name is the quantity alone and the
+   derivation says how to set it. The user's split (`SplitHint` with
+   `override`) beats all of these.
 5. Paddle hapi runs (`paddle.callbacks.VisualDL`, trainer `paddle_hapi`):
    `train/<q>` is batch-level and `eval/<q>` epoch-level.
 6. Quantities are lower-cased and renamed by `QUANTITY_SYNONYMS`
@@ -31,6 +36,8 @@ Rules, in order (the first that applies wins; see docs/conventions.md):
 
 Epoch counters (`epoch`, Lightning's `epoch`, HF's `train/epoch`) are the
 epoch axis' source, not a metric of a split: they are all named `epoch`.
+A tag's second loop (`core.loops`, `"time ⟨loop 2⟩"`) is named as its tag,
+with the loop kept in the name (`time ⟨loop 2⟩`).
 In the index, a Keras validation run's `evaluation_<q>_vs_iterations` (the
 same values as its `epoch_<q>`) is an alias of the `epoch_<q>` member, so
 each run has one series per metric.
@@ -43,6 +50,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from .loops import loop_tag, parse_loop_tag
 from .speed_tags import CANONICAL_UNITS, speed_tag
 from .types import LEVELS, AliasRule, RunInfo
 
@@ -68,7 +76,14 @@ QUANTITY_SYNONYMS: dict[str, str] = {
     "lr": "learning_rate",
     "learningrate": "learning_rate",
 }
-DEFAULT_SPLIT = "train"
+SPLITS = ("train", "val", "test")
+# Quantities no split measures (a schedule): named without one, so that
+# Keras' `epoch_learning_rate` (train run), HF's `train/learning_rate` and a
+# script's `lr` are one metric.
+SPLITLESS = frozenset({"learning_rate"})
+HOW_TO_SET_SPLIT = (
+    "set it in the Runs table or in the config (runs[<run>].splits)"
+)
 EPOCH_COUNTER = "epoch"  # the one name of every epoch counter tag
 HP_METRIC_PLACEHOLDER = -1.0  # Lightning's hp_metric before it is set
 MAX_ALIAS_RULES = 500  # alias rules in the config file
@@ -85,18 +100,39 @@ _ALIAS_KEYS = frozenset({"pattern", "metric", "level", "runPattern"})
 
 
 @dataclass(frozen=True)
+class SplitHint:
+    """A split for one (run, tag) that its name does not give.
+
+    Attributes:
+        split: One of `SPLITS`, or None ("no split", set by the user).
+        how: The evidence, or "set by you".
+        override: The user's: beats the split the name gives.
+    """
+
+    split: str | None
+    how: str
+    override: bool = False
+
+
+@dataclass(frozen=True)
 class CanonicalMetric:
     """The canonical metric of one (run, tag).
 
     Attributes:
-        name: Lower-case `quantity/split` (`loss/train`), or the alias name.
+        name: Lower-case `quantity/split` (`loss/train`), the quantity alone
+            when the split is unknown, or the alias name.
         level: "epoch", "batch" or None (the naming does not say).
         derivation: How the name was found, for the UI.
+        split: The split, or None when unknown.
+        split_source: "name" (tag or run name), "inferred" (the data),
+            "user" (set by you), "alias" or "unknown".
     """
 
     name: str
     level: str | None
     derivation: str
+    split: str | None = None
+    split_source: str = "unknown"
 
 
 @dataclass(frozen=True)
@@ -206,15 +242,17 @@ def canonical_metric(
     *,
     aliases: Sequence[AliasRule] = (),
     run_tags: frozenset[str] = frozenset(),
+    split_hint: SplitHint | None = None,
 ) -> CanonicalMetric | None:
     """Finds the canonical metric of a raw (run, tag).
 
     Args:
         run: The run the tag belongs to.
-        tag: The raw scalar tag.
+        tag: The raw scalar tag (or a loop's name, `core.loops.loop_tag`).
         aliases: User rules, tried first, in order.
         run_tags: The run's scalar tags (some speed tags are named only
             beside others: MMEngine's `time` with its `data_time`).
+        split_hint: A split the data shows or the user set.
 
     Returns:
         The canonical metric, or None for tags that are not metrics
@@ -224,17 +262,43 @@ def canonical_metric(
         name = rule.match(run.run, tag)
         if name:
             return CanonicalMetric(
-                name, rule.level, f"alias rule {i + 1} ({rule.pattern!r})"
+                name,
+                rule.level,
+                f"alias rule {i + 1} ({rule.pattern!r})",
+                split=name.rsplit("/", 1)[-1] if "/" in name else None,
+                split_source="alias",
             )
-    if _INTERNAL_TAG.fullmatch(tag):
+    loop = parse_loop_tag(tag)
+    raw = tag if loop is None else loop[0]
+    if _INTERNAL_TAG.fullmatch(raw):
         return None
+    tokens = [t for t in raw.split("/") if t]
     speed = speed_tag(run, tag, run_tags=run_tags)
     if speed is not None:
-        return CanonicalMetric(speed.name, None, speed.what)
-    tokens = [t for t in tag.split("/") if t]
+        # The name says what is timed; the split is shown as the tag says it.
+        split = _split_from_tokens(tokens)[0] or _split_from_run(
+            run, raw, tokens
+        )[0]
+        if split is None:
+            return CanonicalMetric(
+                speed.name,
+                None,
+                f"{speed.what}; a speed or resource metric belongs to no split",
+                None,
+                "name",
+            )
+        return CanonicalMetric(speed.name, None, speed.what, split, "name")
     if not tokens:
         return None
-    return _parse_tag(run, tag, tokens)
+    found = _parse_tag(run, raw, tokens, split_hint)
+    if found is None or loop is None:
+        return found
+    return dataclasses.replace(
+        found,
+        name=loop_tag(found.name, loop[1]),
+        derivation=f"{found.derivation}; loop {loop[1] + 1} of tag {raw!r} "
+        "(logged by another loop at another step scale)",
+    )
 
 
 def build_metric_index(
@@ -242,6 +306,7 @@ def build_metric_index(
     *,
     aliases: Sequence[AliasRule] = (),
     level_hints: Mapping[tuple[str, str], str] | None = None,
+    split_hints: Mapping[tuple[str, str], SplitHint] | None = None,
 ) -> list[MetricEntry]:
     """Groups raw (run, tag) pairs into canonical metrics.
 
@@ -255,11 +320,14 @@ def build_metric_index(
         level_hints: (run, tag) -> level known from the data, used where the
             naming says nothing (e.g. "epoch" for the epoch map's
             `epoch_indexed_tags`).
+        split_hints: (run, tag) -> a split inferred from the data or set by
+            the user.
 
     Returns:
         Entries sorted by name, then level (None, epoch, batch).
     """
     hints = level_hints or {}
+    splits = split_hints or {}
     pairs = list(pairs)
     run_tags: dict[str, set[str]] = {}
     for run, tag in pairs:
@@ -268,7 +336,11 @@ def build_metric_index(
     by_name: dict[str, list[MetricMember]] = {}
     for run, tag in pairs:
         found = canonical_metric(
-            run, tag, aliases=aliases, run_tags=frozen[run.run]
+            run,
+            tag,
+            aliases=aliases,
+            run_tags=frozen[run.run],
+            split_hint=splits.get((run.run, tag)),
         )
         if found is None:
             continue
@@ -347,18 +419,19 @@ def normalize_quantity(text: str) -> str:
 
 
 def _parse_tag(
-    run: RunInfo, tag: str, tokens: list[str]
+    run: RunInfo, tag: str, tokens: list[str], hint: SplitHint | None = None
 ) -> CanonicalMetric | None:
     notes: list[str] = []
     level: str | None = None
     split: str | None = None
+    source = "unknown"
 
     if len(tokens) == 1 and _is_keras_run(run):
         evaluation = _KERAS_EVAL.fullmatch(tokens[0])
         keras_level = _KERAS_LEVEL.fullmatch(tokens[0])
         if evaluation:
             tokens = [evaluation.group(1)]
-            split, level = "val", "epoch"
+            split, level, source = "val", "epoch", "name"
             notes.append("keras evaluation_*_vs_iterations")
         elif keras_level:
             level = keras_level.group(1)
@@ -385,6 +458,8 @@ def _parse_tag(
         split, tokens, note = _split_from_run(run, tag, tokens)
         if note:
             notes.append(note)
+    if split is not None and source == "unknown":
+        source = "name"
 
     if level is None and run.trainer == "paddle_hapi" and len(tokens) == 1:
         head = tag.split("/")[0]
@@ -398,16 +473,31 @@ def _parse_tag(
     quantity = normalize_quantity("/".join(tokens))
     if not quantity or quantity in SPLIT_SYNONYMS:
         return None  # nothing but a split word: no quantity to name
+    if quantity.split("/")[0] in SPLITLESS and not (
+        hint is not None and hint.override
+    ):
+        notes.append("a learning rate belongs to no split")
+        return CanonicalMetric(quantity, level, "; ".join(notes), None, "name")
     if quantity == EPOCH_COUNTER:
         return CanonicalMetric(
             EPOCH_COUNTER,
             None,
             "epoch counter: the source of the epoch axis, not a metric",
         )
+    if hint is not None and (hint.override or split is None):
+        if hint.override and split is not None and split != hint.split:
+            notes.append(f"the name says {split}")
+        split, source = hint.split, "user" if hint.override else "inferred"
+        notes.append(hint.how)
     if split is None:
-        split = DEFAULT_SPLIT
-        notes.append(f"no split in tag or run: {DEFAULT_SPLIT} assumed")
-    return CanonicalMetric(f"{quantity}/{split}", level, "; ".join(notes))
+        notes.append(
+            "split unknown: no split word in the tag or the run name; "
+            + HOW_TO_SET_SPLIT
+        )
+        return CanonicalMetric(quantity, level, "; ".join(notes), None)
+    return CanonicalMetric(
+        f"{quantity}/{split}", level, "; ".join(notes), split, source
+    )
 
 
 def _split_from_tokens(
@@ -423,6 +513,15 @@ def _split_from_tokens(
         affix_split, word = affix
         note = f"split from tag {tokens[-1]!r}"
         return affix_split, tokens[:-1] + [word], note
+    # A group component led or ended by a split word:
+    # `validation_by_epoch/accuracy` (Ignite evaluators' tags).
+    for i, token in enumerate(tokens[:-1]):
+        words = [w for w in token.lower().split("_") if w]
+        for word in (words[0], words[-1]) if words else ():
+            if word in SPLIT_SYNONYMS:
+                rest = tokens[:i] + tokens[i + 1 :]
+                note = f"split {word!r} from tag component {token!r}"
+                return SPLIT_SYNONYMS[word], rest, note
     return None, tokens, None
 
 
@@ -462,3 +561,54 @@ def _is_keras_run(run: RunInfo) -> bool:
         "train",
         "validation",
     )
+
+
+def cadence_split_hints(
+    run: RunInfo,
+    steps_of: Mapping[str, Sequence[int]],
+    *,
+    aliases: Sequence[AliasRule] = (),
+) -> dict[str, SplitHint]:
+    """Splits the cadence shows for epoch-level tags whose names do not.
+
+    A tag logged once per epoch (`steps_of`: the run's epoch-indexed tags and
+    their steps) at steps where the run logs validation metrics, and where
+    no training or test metric is logged once per epoch, is most likely a
+    validation metric too (MMEngine's val loop logs `accuracy` and the
+    script names no split). Anything less is no evidence: the split stays
+    unknown.
+
+    Args:
+        run: The run.
+        steps_of: Epoch-indexed tag -> its steps.
+        aliases: User alias rules (a tag they name is not guessed at).
+
+    Returns:
+        tag -> hint, for the tags the rule names.
+    """
+    named: dict[str, set[str]] = {}
+    unnamed: list[str] = []
+    for tag in steps_of:
+        found = canonical_metric(run, tag, aliases=aliases)
+        if found is None or found.name == EPOCH_COUNTER:
+            continue
+        if found.split is None:
+            unnamed.append(tag)
+        else:
+            named.setdefault(found.split, set()).add(tag)
+    val = named.get("val", set())
+    if not unnamed or not val or set(named) != {"val"}:
+        return {}
+    val_steps = {int(s) for tag in val for s in steps_of[tag]}
+    hints = {}
+    shown = ", ".join(repr(t) for t in sorted(val)[:3])
+    for tag in unnamed:
+        steps = {int(s) for s in steps_of[tag]}
+        if steps and steps <= val_steps:
+            hints[tag] = SplitHint(
+                "val",
+                f"split val inferred: logged once per epoch at the steps of "
+                f"the validation metrics {shown}, beside no training metric "
+                f"logged once per epoch; {HOW_TO_SET_SPLIT}",
+            )
+    return hints

@@ -30,7 +30,20 @@ WRITERS = (
 LEVELS = ("epoch", "batch")
 # Training loops that write on a framework's behalf, detected from the files
 # (ingest/detect.py): "" when none is recognised.
-TRAINERS = ("lightning", "transformers", "keras_fit", "paddle_hapi", "")
+# Why a run's trainer is unknown (the API says it beside `trainer: ""`).
+NO_TRAINER = (
+    "no trainer's signature in the files (looked for: Lightning, "
+    "Transformers, Keras fit, Paddle hapi, MMEngine); set the trainer in the "
+    "config (runs[<run>].trainer) or in the Runs table"
+)
+TRAINERS = (
+    "lightning",
+    "transformers",
+    "keras_fit",
+    "paddle_hapi",
+    "mmengine",
+    "",
+)
 
 Int64Array = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
@@ -100,15 +113,22 @@ class EpochSetting:
             every other epoch source for step-counted tags.
         epoch_offset: Added to every epoch position of the run (for a run
             resumed with its epoch counter restarted).
+        epoch_base: How the run's epoch counters and once-per-epoch steps
+            count: 0 (the first epoch is 0) or 1; None: from the evidence.
+        disabled: No epoch axis for the run (the user said so).
     """
 
     steps_per_epoch: float | None = None
     epoch_offset: float = 0.0
+    epoch_base: int | None = None
+    disabled: bool = False
 
     def __post_init__(self) -> None:
         spe = self.steps_per_epoch
         if spe is not None and not (math.isfinite(spe) and spe > 0):
             raise ValueError(f"stepsPerEpoch must be > 0, got {spe!r}")
+        if self.epoch_base not in (None, 0, 1):
+            raise ValueError(f"epochBase must be 0 or 1, got {self.epoch_base!r}")
         if not math.isfinite(self.epoch_offset):
             raise ValueError(
                 f"epochOffset must be finite, got {self.epoch_offset!r}"

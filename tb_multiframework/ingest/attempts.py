@@ -1,19 +1,30 @@
 """Which attempt of a run each scalar point was logged in.
 
-A run resumed from a checkpoint logs some steps again. TensorBoard's rule
-decides where a new attempt starts: a `SessionLog.START` event (torch's
-`SummaryWriter(purge_step=N)` writes one at step N; TF1's Supervisor at every
-session start), or a tag logging a step below the step it logged last. The
-run-level attempt counter grows at each such event; a tag that goes back
+A run resumed from a checkpoint logs some steps again. A new attempt starts
+on positive evidence that steps are logged again:
+
+* a `SessionLog.START` event (torch's `SummaryWriter(purge_step=N)` writes
+  one at step N; TF1's Supervisor at every session start);
+* the first point of a tag in a *new file* (a new writer: a restarted
+  process) at or below the largest step that tag logged before;
+* within one file, a tag going below its largest step *and going on from
+  there*: its next point lies above the low one and at or below the old
+  largest step, so a range of steps is logged again.
+
+A point below a tag's largest step that is followed by a point *above* that
+largest step is no restart: another loop logs the same tag at another step
+scale (MMEngine logs `time` from the training loop at the iteration and from
+the validation loop at the epoch). Such points stay current; the store
+serves each loop as its own series (`store.series.split_loops`). A low point
+that is the last one read so far waits for the next point of its tag (the
+next chunk) to be decided; until then it counts as another loop's.
+
+The run-level attempt counter grows at each restart; a tag that goes back
 after the counter already grew since its previous point (the same restart,
 seen earlier on another tag) joins that attempt instead of starting one.
-
-A file boundary matters for one thing only: the first point of a tag in a
-new file at the *same* step as that tag's last point in an earlier file
-starts an attempt too (a resumed script re-logging its checkpoint's step,
-e.g. torch `add_scalars` sub-runs, which get no START). Within one file a
-repeated step is just that (Lightning logs `epoch` three times at an epoch's
-last step): the last value is shown, none starts an attempt.
+Within one file a repeated step is just that (Lightning logs `epoch` three
+times at an epoch's last step): the last value is shown, none starts an
+attempt.
 
 Steps of different tags need not share units (Keras logs `epoch_*` at the
 epoch index and `batch_*` at the iteration), so the step *a restart starts
@@ -40,13 +51,40 @@ STEP_RELOGGED = "step_relogged"  # the same step again, in a new file
 
 
 class _Tag:
-    __slots__ = ("count", "last_step", "attempt", "file")
+    __slots__ = ("count", "last_step", "attempt", "file", "top", "pending")
 
     def __init__(self) -> None:
         self.count = 0  # points of the tag stored so far
         self.last_step = 0
         self.attempt = 0  # attempt of its last point
         self.file = ""  # file of its last point
+        self.top = 0  # its largest step since its attempt began
+        # (low step, largest step before it, points stored before it, its
+        # wall time) of a last point read below the largest step, not
+        # decided yet
+        self.pending: tuple[int, int, int, float] | None = None
+
+
+class _Restart:
+    """A chunk point where a tag starts logging steps again."""
+
+    __slots__ = ("index", "cause", "step", "before", "wall")
+
+    def __init__(
+        self,
+        index: int,
+        cause: str,
+        step: int,
+        before: int = -1,
+        wall: float | None = None,
+    ) -> None:
+        self.index = index  # the point in the chunk
+        self.cause = cause
+        self.step = step  # the step the tag went back to
+        # points of the tag stored before the low point, when that point was
+        # read in an earlier chunk (they are superseded from `step` on)
+        self.before = before
+        self.wall = wall  # the low point's wall time, when read before
 
 
 class AttemptTracker:
@@ -68,7 +106,7 @@ class AttemptTracker:
         session_starts: Sequence[tuple[int, int, float]],
         *,
         file: str = "",
-    ) -> tuple[np.ndarray, list[tuple[int, dict[str, int]]]]:
+    ) -> tuple[np.ndarray, list[tuple[int, dict[str, int], bool]]]:
         """Attempts of a chunk's points, in logged order.
 
         Args:
@@ -80,13 +118,19 @@ class AttemptTracker:
           file: the file the chunk comes from.
 
         Returns:
-          (attempt of each point, [(START step, {tag: points before it})]);
-          the second part tells the store which points each START supersedes.
+          (attempt of each point, [(step, {tag: points before it}, low)]):
+          the second part tells the store which points each START (low
+          False) or each restart whose low point came in an earlier chunk
+          (low True: that point, the tag's next after the counted ones,
+          opens the new attempt) supersedes.
         """
         n = len(steps)
-        backward, same, previous = self._backward(tags, tag_ids, steps, file)
+        found, previous, tops, pending = self._restarts(
+            tags, tag_ids, steps, wall_times, file
+        )
+        by_index = {r.index: r for r in found}
         events: list[tuple[int, int, int]] = []  # (position, kind, index)
-        for i in np.flatnonzero(backward).tolist():
+        for i in sorted(by_index):
             events.append((i, 1, i))
         positions = np.searchsorted(records, [r for r, _, _ in session_starts])
         for k, position in enumerate(np.asarray(positions).tolist()):
@@ -94,7 +138,7 @@ class AttemptTracker:
         events.sort()
         base = self.attempt
         cuts: list[int] = []  # positions where the attempt grows by one
-        restarts: list[tuple[int, dict[str, int]]] = []
+        restarts: list[tuple[int, dict[str, int], bool]] = []
         for position, kind, index in events:
             if kind == 0:
                 _, step, wall = session_starts[index]
@@ -102,7 +146,7 @@ class AttemptTracker:
                     continue  # a first attempt's own START supersedes nothing
                 self._new_attempt(step, SESSION_LOG, "", wall, cuts, position)
                 restarts.append(
-                    (step, self._before(tags, tag_ids, position))
+                    (step, self._before(tags, tag_ids, position), False)
                 )  # counts from earlier chunks are added: _remember is last
                 continue
             tag = tags[int(tag_ids[index])]
@@ -112,20 +156,26 @@ class AttemptTracker:
                 if p < 0
                 else base + bisect.bisect_right(cuts, p)
             )
+            restart = by_index[index]
+            if restart.before >= 0:
+                # The low point was stored with the chunk before: it opens
+                # this point's attempt, and the earlier points it went below
+                # are superseded from its step on.
+                restarts.append((restart.step, {tag: restart.before}, True))
             if prev_attempt < self.attempt:
                 continue  # joins the restart already seen on another tag
             self._new_attempt(
-                int(steps[index]),
-                STEP_RELOGGED if same[index] else STEP_DECREASE,
+                restart.step,
+                restart.cause,
                 tag,
-                float(wall_times[index]),
+                float(wall_times[index]) if restart.wall is None else restart.wall,
                 cuts,
                 index,
             )
         attempts = base + np.searchsorted(
             np.asarray(cuts, dtype=np.int64), np.arange(n), side="right"
         )
-        self._remember(tags, tag_ids, steps, attempts, file)
+        self._remember(tags, tag_ids, steps, attempts, file, tops, pending)
         return attempts, restarts
 
     def _new_attempt(
@@ -141,59 +191,99 @@ class AttemptTracker:
         cuts.append(position)
         self.starts.append(AttemptStart(self.attempt, step, cause, tag, wall))
 
-    def _backward(
+    def _restarts(
         self,
         tags: Sequence[str],
         tag_ids: np.ndarray,
         steps: np.ndarray,
+        wall_times: np.ndarray,
         file: str,
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Points below their tag's previous step, and that previous point.
-
-        At or below, for a tag's first point in a new file.
+    ) -> tuple[
+        list[_Restart],
+        np.ndarray,
+        dict[int, int],
+        dict[int, tuple[int, int, int, float] | None],
+    ]:
+        """The chunk's points where a tag starts logging steps again.
 
         Returns:
-          (bool mask, the part of it at the same step, index of each point's
-          previous point of the same tag in this chunk, -1 when it was in an
-          earlier chunk or none).
+          (the restarts, index of each point's previous point of the same
+          tag in this chunk or -1, each tag's largest step since its
+          attempt began after the chunk, each tag's undecided low point).
         """
         n = len(steps)
         previous = np.full(n, -1, dtype=np.int64)
+        found: list[_Restart] = []
+        tops: dict[int, int] = {}
+        pending: dict[int, tuple[int, int, int, float] | None] = {}
         if n == 0:
-            return np.zeros(0, dtype=bool), np.zeros(0, dtype=bool), previous
+            return found, previous, tops, pending
         order = np.argsort(tag_ids, kind="stable")
         ids = tag_ids[order]
-        first = np.r_[True, ids[1:] != ids[:-1]]
-        prev_steps = np.empty(n, dtype=np.int64)
-        prev_steps[1:] = steps[order][:-1]
-        carried = np.array(
-            [
-                (
-                    self._tags[tags[i]].last_step
-                    if tags[i] in self._tags
-                    else np.iinfo(np.int64).min
-                )
-                for i in ids[first].tolist()
-            ],
-            dtype=np.int64,
-        )
-        prev_steps[first] = carried
-        new_file = np.zeros(n, dtype=bool)
-        new_file[first] = [
-            tags[i] in self._tags and self._tags[tags[i]].file != file
-            for i in ids[first].tolist()
-        ]
-        prev_index = np.empty(n, dtype=np.int64)
-        prev_index[1:] = order[:-1]
-        prev_index[first] = -1
-        sorted_steps = steps[order]
-        backward = np.zeros(n, dtype=bool)
-        same = np.zeros(n, dtype=bool)
-        same[order] = new_file & (sorted_steps == prev_steps)
-        backward[order] = sorted_steps < prev_steps
-        backward |= same
-        previous[order] = prev_index
-        return backward, same, previous
+        bounds = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1], True])
+        for lo, hi in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
+            where = order[lo:hi]
+            previous[where[1:]] = where[:-1]
+            tag_id = int(ids[lo])
+            state = self._tags.get(tags[tag_id])
+            mine = steps[where]
+            tops[tag_id], pending[tag_id] = self._tag_restarts(
+                state, where, mine, wall_times[where], file, found
+            )
+        return found, previous, tops, pending
+
+    @staticmethod
+    def _tag_restarts(
+        state: _Tag | None,
+        where: np.ndarray,
+        mine: np.ndarray,
+        walls: np.ndarray,
+        file: str,
+        found: list[_Restart],
+    ) -> tuple[int, tuple[int, int, int, float] | None]:
+        """One tag's restarts in a chunk; (its largest step, undecided point)."""
+        known = state is not None
+        top = state.top if state is not None else int(mine[0])
+        pending = state.pending if state is not None else None
+        new_file = state is not None and state.file != file
+        high = int(mine.max())
+        if not new_file and pending is None and (not known or top <= high):
+            # Fast path: no point below the running largest step.
+            running = np.maximum.accumulate(mine)
+            below = mine[1:] < running[:-1]
+            if not (known and int(mine[0]) < top) and not below.any():
+                return max(top, high), None
+        count = state.count if state is not None else 0
+        values = mine.tolist()
+        positions = where.tolist()
+        for k, step in enumerate(values):
+            if k == 0 and pending is not None:
+                low, old_top, before, wall = pending
+                pending = None
+                if low < step <= old_top:
+                    found.append(
+                        _Restart(positions[0], STEP_DECREASE, low, before, wall)
+                    )
+                    top = step
+                    continue
+            if k == 0 and new_file and step <= top:
+                cause = STEP_RELOGGED if step == top else STEP_DECREASE
+                found.append(_Restart(positions[0], cause, step))
+                top = step
+                continue
+            if (known or k > 0) and step < top:
+                if k + 1 < len(values):
+                    if step < values[k + 1] <= top:
+                        found.append(
+                            _Restart(positions[k], STEP_DECREASE, step)
+                        )
+                        top = step
+                    # else: another loop's point, or decided by the next one
+                    continue
+                pending = (step, top, count + k, float(walls[k]))
+                continue
+            top = max(top, step)
+        return top, pending
 
     def _before(
         self, tags: Sequence[str], tag_ids: np.ndarray, position: int
@@ -214,6 +304,8 @@ class AttemptTracker:
         steps: np.ndarray,
         attempts: np.ndarray,
         file: str,
+        tops: dict[int, int],
+        pending: dict[int, tuple[int, int, int, float] | None],
     ) -> None:
         if len(steps) == 0:
             return
@@ -225,6 +317,8 @@ class AttemptTracker:
         counts = np.bincount(tag_ids, minlength=len(tags))
         for tag_id, index in zip(ids.tolist(), last.tolist()):
             state = self._tags.setdefault(tags[tag_id], _Tag())
+            state.top = tops[tag_id]
+            state.pending = pending[tag_id]
             state.last_step = int(steps[index])
             state.attempt = int(attempts[index])
             state.file = file

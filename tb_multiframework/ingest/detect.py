@@ -24,7 +24,11 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 import re
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
+
+import numpy as np
+
+from tb_multiframework.core.loops import parse_loop_tag
 
 _TF_NAME = re.compile(r"^events\.out\.tfevents\.\d+\..+\.\d+\.\d+\.v2$")
 _TORCH_NAME = re.compile(r"^events\.out\.tfevents\.\d+\..+\.\d+\.\d+$")
@@ -129,6 +133,7 @@ _LIGHTNING_SUFFIX = re.compile(r"^(.+)_(step|epoch)$")
 _HF_TEXT_TAGS = ("args/text_summary", "model_config/text_summary")
 _HF_SCALARS = ("train/epoch", "train/loss", "train/learning_rate")
 _HAPI_TAG = re.compile(r"^(train|eval)/[^/]+$")
+_MMENGINE_DIR = "vis_data"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,8 +150,10 @@ def detect_trainer(
     scalar_tags: Iterable[str],
     other_tags: Mapping[str, Iterable[str]],
     side_files: Iterable[str] = (),
+    steps_of: Callable[[str], np.ndarray] | None = None,
 ) -> TrainerDetection:
-    """Detects PyTorch Lightning, HF Transformers, Keras fit, Paddle hapi.
+    """Detects PyTorch Lightning, HF Transformers, Keras fit, Paddle hapi,
+    MMEngine, from positive evidence (never from tag names alone).
 
     Args:
       run: the run name.
@@ -156,6 +163,8 @@ def detect_trainer(
       other_tags: tags of other kinds, by plugin name (`text`, `hparams`).
       side_files: names of non-log files in the run directory that trainers
         write (`hparams.yaml`).
+      steps_of: a scalar tag's steps, in logged order (Paddle hapi's
+        callback is told by how it counts, not by its tag names).
     """
     scalars = set(scalar_tags)
     text = set(other_tags.get("text", ()))
@@ -183,21 +192,66 @@ def detect_trainer(
                 "calls (train/validation sub-runs, epoch_*/batch_* tags)",
             ),
         )
-    if (
-        format == "visualdl"
-        and scalars
-        and all(_HAPI_TAG.match(t) for t in scalars)
-    ):
-        heads = sorted({t.split("/")[0] for t in scalars})
+    hapi = _hapi_evidence(format, scalars, steps_of)
+    if hapi:
+        return TrainerDetection("paddle_hapi", tuple(hapi))
+    if posixpath.basename(run) == _MMENGINE_DIR and "config/text_summary" in text:
         return TrainerDetection(
-            "paddle_hapi",
+            "mmengine",
             (
-                "every VisualDL scalar is named "
-                + " or ".join(f"{h}/<metric>" for h in heads)
-                + ", as paddle.callbacks.VisualDL names them under Model.fit",
+                "run directory 'vis_data' (MMEngine's Visualizer) holding "
+                "a 'config' text summary (TensorboardVisBackend.add_config)",
             ),
         )
     return TrainerDetection("", ())
+
+
+
+def _hapi_evidence(
+    format: str,
+    scalars: set[str],
+    steps_of: Callable[[str], np.ndarray] | None,
+) -> list[str]:
+    """paddle.callbacks.VisualDL under Model.fit, by how it counts.
+
+    The callback writes `train/<m>` for every batch at a counter that starts
+    at 1 and never resets (every train tag at the same steps 1, 2, ..., n)
+    and `eval/<m>` once per evaluation at step = the epoch index (0, 1, ...
+    or every eval_freq-th), nothing else. Names alone are no evidence: a
+    hand-written loop may use the same ones (PaddleDetection's counts
+    from 0).
+    """
+    if format != "visualdl" or steps_of is None or not scalars:
+        return []
+    if not all(_HAPI_TAG.match(t) for t in scalars):
+        return []
+    trains = sorted(t for t in scalars if t.startswith("train/"))
+    evals = sorted(t for t in scalars if t.startswith("eval/"))
+    if not trains:
+        return []
+    first = np.asarray(steps_of(trains[0]))
+    if first.size < 2 or not np.array_equal(first, np.arange(1, first.size + 1)):
+        return []
+    if any(not np.array_equal(np.asarray(steps_of(t)), first) for t in trains):
+        return []
+    evidence = [
+        f"every VisualDL scalar is train/<metric> or eval/<metric>; the "
+        f"{len(trains)} train tags share one counter logged at every step "
+        f"1..{first.size} (paddle.callbacks.VisualDL counts batches from 1, "
+        "never reset)"
+    ]
+    if evals:
+        steps = np.unique(np.concatenate([steps_of(t) for t in evals]))
+        if steps.size == 0 or steps[0] != 0 or steps[-1] >= first.size:
+            return []
+        gaps = np.diff(steps)
+        if gaps.size and np.any(gaps != gaps[0]):
+            return []
+        evidence.append(
+            f"eval tags at steps {steps[0]}..{steps[-1]}, the epoch index the "
+            "callback writes them at"
+        )
+    return evidence
 
 
 def _lightning_evidence(
@@ -254,37 +308,57 @@ def detect_sub_run(
 ) -> SubRun | None:
     """Recognises `add_scalars` and `add_hparams` sub-runs of a parent run.
 
-    `add_scalars(main, {key: v})` writes tag `main` into `<run>/<main>_<key>`
-    (`/` in `main` becomes `_`); `add_hparams()` writes the `_hparams_/*`
-    summaries and its metrics into `<run>/<time.time()>`.
+    * torch `add_scalars(main, {key: v})` writes tag `main` into
+      `<run>/<main>_<key>` (`/` in `main` becomes `_`);
+    * tensorboardX `add_scalars(main, {key: v})` writes tag `main` into
+      `<run>/<main>/<key>` (`main` may hold `/`: the sub-run is deeper);
+    * `add_hparams()` writes the `_hparams_` summaries and its metrics into
+      `<run>/<time.time()>`, or `<run>/<name>` with tensorboardX's
+      `name=...`: a run directly under another whose files hold the
+      hparams plugin's summaries.
 
     Args:
       run: the candidate sub-run.
       runs: every run name (the parent must be one).
     """
+    names = set(runs)
+    scalars = sorted(t for t in scalar_tags if parse_loop_tag(t) is None)
     parent = posixpath.dirname(run)
-    if not parent or parent not in set(runs):
-        return None
     base = posixpath.basename(run)
-    scalars = sorted(scalar_tags)
-    if _TIMESTAMP_DIR.match(base) and "hparams" in other_tags:
+    if parent and parent in names and "hparams" in other_tags:
+        how = (
+            "named by time.time()"
+            if _TIMESTAMP_DIR.match(base)
+            else f"named {base!r} (add_hparams(name=...))"
+        )
         return SubRun(
             parent,
             "add_hparams",
-            f"add_hparams() sub-run of {parent!r} (named by time.time(), "
-            "holds the _hparams_ summaries)",
+            f"add_hparams() sub-run of {parent!r} ({how}, holds the "
+            "_hparams_ summaries)",
         )
-    if not scalars or any(True for _ in histogram_tags):
+    if not scalars or any(True for _ in histogram_tags) or len(scalars) != 1:
         return None
-    keys = []
-    for tag in scalars:
-        prefix = tag.replace("/", "_") + "_"
-        if not (base.startswith(prefix) and len(base) > len(prefix)):
-            return None
-        keys.append((tag, base[len(prefix) :]))
-    tag, key = keys[0]
+    (tag,) = scalars
+    # tensorboardX: <parent>/<tag>/<key>
+    head = posixpath.dirname(run)
+    if head.endswith("/" + tag):
+        tbx_parent = head[: -len(tag) - 1]
+        if tbx_parent in names and "/" not in base:
+            return SubRun(
+                tbx_parent,
+                "add_scalars",
+                f"tensorboardX add_scalars() sub-run of {tbx_parent!r}: "
+                f"tag {tag!r}, key {base!r} (<run>/<main_tag>/<key>)",
+            )
+    if not parent or parent not in names:
+        return None
+    prefix = tag.replace("/", "_") + "_"
+    if not (base.startswith(prefix) and len(base) > len(prefix)):
+        return None
     return SubRun(
         parent,
         "add_scalars",
-        f"add_scalars() sub-run of {parent!r}: tag {tag!r}, key {key!r}",
+        f"add_scalars() sub-run of {parent!r}: tag {tag!r}, key "
+        f"{base[len(prefix):]!r}",
     )

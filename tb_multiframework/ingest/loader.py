@@ -429,8 +429,8 @@ class Loader(PeriodicReload):
                 attempts=attempts[indices],
             )
             state.tags.add(tag)
-        for step, before in restarts:
-            self._store.add_session_start(run, step, before)
+        for step, before, low in restarts:
+            self._store.add_session_start(run, step, before, low_point=low)
         for tag, items in chunk.histograms.items():
             self._store.append_histograms(
                 run,

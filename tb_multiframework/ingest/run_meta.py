@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from tb_multiframework.ingest import detect
-from tb_multiframework.settings.config import Config
+from tb_multiframework.settings.config import TRAINER_NONE, Config
 from tb_multiframework.store.store import RunMeta, Store
 
 
@@ -66,8 +66,18 @@ def describe_run(
         scalar_tags=scalar_tags,
         other_tags=other_tags,
         side_files=side_files,
+        steps_of=(lambda tag: store.scalars(run, tag).steps)
+        if scalar_tags
+        else None,
     )
     override = config.for_run(run)
+    trainer_name, trainer_evidence = trainer.trainer, trainer.evidence
+    if override.trainer is not None:
+        trainer_name = "" if override.trainer == TRAINER_NONE else override.trainer
+        trainer_evidence = (
+            f"trainer {override.trainer!r} set by you in "
+            f"{config.path or 'the config'}",
+        )
     for key, value in (
         ("framework", override.framework),
         ("writer", override.writer),
@@ -85,8 +95,8 @@ def describe_run(
         format=format,
         evidence=tuple(evidence),
         other_tags={k: tuple(sorted(v)) for k, v in other_tags.items()},
-        trainer=trainer.trainer,
-        trainer_evidence=trainer.evidence,
+        trainer=trainer_name,
+        trainer_evidence=trainer_evidence,
         parent=sub_run.parent if sub_run else "",
         sub_run=sub_run.kind if sub_run else "",
         **fields,

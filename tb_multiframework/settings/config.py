@@ -6,7 +6,10 @@
     "paddle_tbx*": {"framework": "paddle"},
     "ddp/rank_*": {"group": "ddp"},
     "pytorch_*": {"stepsPerEpoch": 50, "epochOffset": 0},
-    "sweep/lr_0.1*": {"hparams": {"lr": 0.1, "optim": {"name": "sgd"}}}
+    "sweep/lr_0.1*": {"hparams": {"lr": 0.1, "optim": {"name": "sgd"}}},
+    "mmengine/*": {"epochBase": 1, "splits": {"accuracy": "val"},
+                   "trainer": "none", "notResumed": true},
+    "sb3/*": {"epochAxis": false}
   },
   "groups": [{"pattern": "sweep/(\\w+)_seed\\d+", "group": "sweep \\1"}],
   "metricAliases": [{"pattern": "^my_loss$", "metric": "loss/train"}]
@@ -18,7 +21,12 @@ settings; every matching entry applies, later ones winning per key.
 entries win); they override what the run logged. `groups` rules (a regex
 searched in the run name -> a group name, `\\1` inserting its groups) come
 first among the group rules of `core.groups`.
-`metricAliases` is handed to `core.metrics` as it is. The file is read again
+Corrections of what the tab inferred (the Runs table writes them, for the
+exact run name): `trainer` (a trainer name, or "none"), `epochAxis` (false:
+no epoch axis), `epochBase` (0 or 1: how the run's epoch counters and
+once-per-epoch steps count), `splits` ({tag: "train"|"val"|"test"|null}),
+`notResumed` (true: the run's steps going back are not a resume; every
+point stays current). `metricAliases` is handed to `core.metrics` as it is. The file is read again
 when it changes; a bad file is reported and the previous good one kept. The
 file is given with `--tbmf_config`; without the flag, a logdir may carry its
 own at `<logdir>/.tb_multiframework/config.json`.
@@ -34,7 +42,8 @@ from typing import Any, Mapping
 from tb_multiframework.core import strict_json
 from tb_multiframework.core.groups import GroupRule, parse_group_rules
 from tb_multiframework.core.hparams import flatten
-from tb_multiframework.core.types import FRAMEWORKS
+from tb_multiframework.core.metrics import SPLITS
+from tb_multiframework.core.types import FRAMEWORKS, TRAINERS
 
 # Writers a user may name (core also accepts "unknown" and "").
 WRITERS = (
@@ -53,7 +62,14 @@ _RUN_KEYS: dict[str, type | tuple[type, ...]] = {
     "hparams": dict,
     "samplesPerStep": (int, float),
     "filesAsRanks": bool,
+    "trainer": str,
+    "epochAxis": bool,
+    "epochBase": int,
+    "splits": dict,
+    "notResumed": bool,
 }
+_MAX_SPLITS = 2000  # tags with a split set, per entry
+TRAINER_NONE = "none"  # the user says no trainer wrote the run
 _MAX_CONFIG_BYTES = 1 << 20  # a config file larger than this is refused
 
 
@@ -70,6 +86,11 @@ class RunOverride:
     hparams: tuple[tuple[str, Any], ...] | None = None  # flat, sorted
     samples_per_step: float | None = None  # batch size for samples/s
     files_as_ranks: bool | None = None  # read each events file as a rank
+    trainer: str | None = None  # a TRAINERS name or TRAINER_NONE
+    epoch_axis: bool | None = None
+    epoch_base: int | None = None
+    splits: tuple[tuple[str, str | None], ...] | None = None  # sorted
+    not_resumed: bool | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,8 +107,8 @@ class Config:
             if fnmatch.fnmatchcase(run, override.pattern):
                 for field in dataclasses.fields(override)[1:]:
                     value = getattr(override, field.name)
-                    if field.name == "hparams" and value is not None:
-                        both = dict(merged.get("hparams") or ())
+                    if field.name in ("hparams", "splits") and value is not None:
+                        both = dict(merged.get(field.name) or ())
                         both.update(value)
                         value = tuple(sorted(both.items()))
                     if value is not None:
@@ -134,9 +155,12 @@ def _parse_override(pattern: str, settings: Any) -> RunOverride:
             raise ValueError(
                 f"{where}: unknown key {key!r} (known: {sorted(_RUN_KEYS)})"
             )
-        if (isinstance(value, bool) and expected is not bool) or not (
-            isinstance(value, expected)
-        ):
+        if expected is bool:
+            if not isinstance(value, bool):
+                raise ValueError(
+                    f"{where}.{key}: wrong type {type(value).__name__}"
+                )
+        elif isinstance(value, bool) or not isinstance(value, expected):
             raise ValueError(
                 f"{where}.{key}: wrong type {type(value).__name__}"
             )
@@ -154,6 +178,14 @@ def _parse_override(pattern: str, settings: Any) -> RunOverride:
     samples = settings.get("samplesPerStep")
     if samples is not None and not samples > 0:
         raise ValueError(f"{where}.samplesPerStep: {samples} is not positive")
+    trainer = settings.get("trainer")
+    known = [t for t in TRAINERS if t] + [TRAINER_NONE]
+    if trainer is not None and trainer not in known:
+        raise ValueError(f"{where}.trainer: {trainer!r} not in {known}")
+    base = settings.get("epochBase")
+    if base is not None and base not in (0, 1):
+        raise ValueError(f"{where}.epochBase: {base!r} is not 0 or 1")
+    splits = _parse_splits(where, settings.get("splits"))
     hparams = None
     if settings.get("hparams") is not None:
         flat, problems = flatten(settings["hparams"])
@@ -174,7 +206,27 @@ def _parse_override(pattern: str, settings: Any) -> RunOverride:
         ),
         samples_per_step=None if samples is None else float(samples),
         files_as_ranks=settings.get("filesAsRanks"),
+        trainer=trainer,
+        epoch_axis=settings.get("epochAxis"),
+        epoch_base=base,
+        splits=splits,
+        not_resumed=settings.get("notResumed"),
     )
+
+
+def _parse_splits(
+    where: str, splits: Any
+) -> tuple[tuple[str, str | None], ...] | None:
+    if splits is None:
+        return None
+    if len(splits) > _MAX_SPLITS:
+        raise ValueError(f"{where}.splits: more than {_MAX_SPLITS} tags")
+    for tag, split in splits.items():
+        if split is not None and split not in SPLITS:
+            raise ValueError(
+                f"{where}.splits[{tag!r}]: {split!r} not in {SPLITS} or null"
+            )
+    return tuple(sorted(splits.items()))
 
 
 def default_config_path(logdir: str) -> str:
@@ -198,6 +250,11 @@ class ConfigFile:
         self._stamp: tuple[float, int] | None = None
         self.config = Config(path=self._path)
         self.error = ""
+
+    @property
+    def path(self) -> str:
+        """The file ("" for none)."""
+        return self._path
 
     def refresh(self) -> bool:
         """Re-reads the file if it changed. Returns True if the config changed."""

@@ -32,6 +32,7 @@ from tensorboard.data.provider import RunTagFilter
 
 from tb_multiframework.core.hparams import HParamSource
 from tb_multiframework.ingest import hparams
+from tb_multiframework.ingest.attempts import AttemptTracker
 from tb_multiframework.ingest.loader import Loader, ReloadStats
 from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.ingest.run_meta import describe_run
@@ -108,6 +109,8 @@ class _RunRead:
     evidence: ProviderEvidence
     sampled: dict[str, tuple[str, int, int, int]]  # tag -> kind, n, lo, hi
     problems: list[str] = dataclasses.field(default_factory=list)
+    # where the provider's series restart (the files' rules, tag by tag)
+    attempt_starts: tuple[Any, ...] = ()
 
 
 class ProviderSource(PeriodicReload):
@@ -333,13 +336,28 @@ class ProviderSource(PeriodicReload):
         read: _RunRead,
     ) -> int:
         points = 0
+        # The provider hands each series in logged order, without files or
+        # SessionLog events: a restart shows as a range logged again, which
+        # the files' rule (ingest/attempts.py) tells from a second loop.
+        tracker = AttemptTracker()
         for tag, data in series.items():
             n = len(data)
             steps = np.fromiter((d.step for d in data), np.int64, n)
             walls = np.fromiter((d.wall_time for d in data), np.float64, n)
             values = np.fromiter((d.value for d in data), np.float64, n)
-            scratch.append_scalars(run, tag, steps, walls, values)
+            attempts, _ = tracker.assign(
+                [tag],
+                np.zeros(n, dtype=np.int64),
+                steps,
+                walls,
+                np.arange(n, dtype=np.int64),
+                [],
+            )
+            scratch.append_scalars(
+                run, tag, steps, walls, values, attempts=attempts
+            )
             points += n
+            read.attempt_starts = tuple(tracker.starts)
             if read.listing.display_names.get(tag) == tag:
                 read.evidence.note_legacy(
                     "series named by their tag (a converted simple_value)"
@@ -427,6 +445,7 @@ class ProviderSource(PeriodicReload):
             parents=parents,
             config=self._config(),
             hparams=tuple(read.listing.hparams),
+            attempt_starts=read.attempt_starts,
             warnings=(
                 *read.listing.problems[:_MAX_TAGS_NAMED],
                 *read.problems[:_MAX_TAGS_NAMED],

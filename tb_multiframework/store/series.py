@@ -14,6 +14,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from tb_multiframework.core.loops import split_loops
 from tb_multiframework.store.packing import PackedSeries, pack_series
 
 
@@ -41,18 +42,28 @@ class SeriesAttempts:
 
     Attributes:
       attempts: int attempt index of every point, in logged order.
-      current: bool, the points shown by default (one per step).
+      current: bool, the points shown by default (one per step and loop).
       superseded: bool, points a later attempt superseded.
+      loops: int loop of every point within its attempt (0: the loop with
+        the largest steps; 1, 2, ...: loops logging the same tag at smaller
+        steps, e.g. a validation loop's step = epoch beside the training
+        loop's step = iteration).
     """
 
     attempts: np.ndarray
     current: np.ndarray
     superseded: np.ndarray
+    loops: np.ndarray = dataclasses.field(
+        default_factory=lambda: np.zeros(0, dtype=np.int8)
+    )
+
+    @property
+    def num_loops(self) -> int:
+        """Loops of the series (1 when one loop logs it)."""
+        return int(self.loops.max()) + 1 if len(self.loops) else 1
 
 
 _NO_STEP = np.iinfo(np.int64).max  # "no later step" in suffix minima
-
-
 def current_points(
     steps: np.ndarray,
     boundaries: Sequence[tuple[int, int]],
@@ -60,20 +71,23 @@ def current_points(
 ) -> SeriesAttempts:
     """Which points of a series are current, superseded or repeated.
 
-    A point is not current when a later point of the series, or a later
-    `SessionLog.START`, has a step at or below its own (TensorBoard's rule
-    for restarts, applied without deleting anything). It is *superseded*
-    when that later point belongs to a later attempt (or is a START), else
-    *repeated* (logged again at the same step in the same attempt).
+    Within an attempt each loop (`split_loops`) is a series of its own: a
+    point is not current when a later point of its loop logs its step again
+    (*repeated*; the last one is shown). A point is *superseded* when a
+    later attempt logged its step again in the same loop, or a later
+    `SessionLog.START` (or a confirmed restart) is at or below its step
+    (TensorBoard's rule for restarts, applied without deleting anything and
+    without letting one loop hide another's points).
 
     Args:
       steps: int64 steps in logged order.
       boundaries: (index of the first point, attempt) of each attempt run in
         the series, increasing.
-      restarts: (points logged before it, step) of each `SessionLog.START`.
+      restarts: (points logged before it, step) of each `SessionLog.START`
+        or restart confirmed after its first point was stored.
 
     Returns:
-      Per-point attempt index and current/superseded masks.
+      Per-point attempt index, loops and current/superseded masks.
     """
     n = len(steps)
     attempts = np.zeros(n, dtype=np.int32)
@@ -81,25 +95,37 @@ def current_points(
         attempts[start:] = attempt
     if n == 0:
         empty = np.zeros(0, dtype=bool)
-        return SeriesAttempts(attempts, empty, empty)
-    later = np.empty(n, dtype=np.int64)
-    later[-1] = _NO_STEP
-    later[:-1] = np.minimum.accumulate(steps[::-1])[::-1][1:]
-    current = steps < later
-    # Later attempts' minimum step after each point, for "superseded".
-    later_attempts = np.full(n, _NO_STEP, dtype=np.int64)
+        return SeriesAttempts(attempts, empty, empty, np.zeros(0, np.int8))
     cuts = [start for start, _ in boundaries if 0 < start < n]
     edges = [0, *cuts, n]
-    tail = _NO_STEP
-    for lo, hi in reversed(list(zip(edges[:-1], edges[1:]))):
-        later_attempts[lo:hi] = tail
-        tail = min(tail, int(steps[lo:hi].min()))
-    superseded = steps >= later_attempts
+    loops = np.zeros(n, dtype=np.int8)
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        loops[lo:hi] = split_loops(steps[lo:hi])
+    current = np.ones(n, dtype=bool)
+    superseded = np.zeros(n, dtype=bool)
+    for loop in np.unique(loops).tolist():
+        mine = np.flatnonzero(loops == loop)
+        sub = steps[mine]
+        later = np.empty(len(sub), dtype=np.int64)
+        later[-1] = _NO_STEP
+        later[:-1] = np.minimum.accumulate(sub[::-1])[::-1][1:]
+        current[mine] = sub < later
+        # Later attempts' minimum step of this loop after each point.
+        seg = np.searchsorted(np.asarray(cuts, dtype=np.int64), mine, "right")
+        later_attempts = np.full(len(sub), _NO_STEP, dtype=np.int64)
+        tail = _NO_STEP
+        for k in range(len(edges) - 2, -1, -1):
+            here = seg == k
+            later_attempts[here] = tail
+            if here.any():
+                tail = min(tail, int(sub[here].min()))
+        superseded[mine] = sub >= later_attempts
     for before, step in restarts:
         hit = steps[:before] >= step
         superseded[:before] |= hit
         current[:before] &= ~hit
-    return SeriesAttempts(attempts, current, superseded & ~current)
+    current &= ~superseded
+    return SeriesAttempts(attempts, current, superseded & ~current, loops)
 
 
 class Columns:
@@ -176,8 +202,22 @@ class AttemptBook:
             self.strict = False
             self._attempts = None
 
+    def note_low_start(self, index: int) -> None:
+        """Moves the last attempt's start back to point `index`: the low
+        point of a restart, read before the point that confirmed it."""
+        for k in range(len(self.boundaries) - 1, -1, -1):
+            first, attempt = self.boundaries[k]
+            if first == index + 1:
+                if k == 0 or self.boundaries[k - 1][0] < index:
+                    self.boundaries[k] = (index, attempt)
+                    self._attempts = None
+                return
+            if first <= index:
+                return
+
     def attempts(self, steps: np.ndarray) -> SeriesAttempts | None:
-        """The series' attempt facts; None when every point is current."""
+        """The series' attempt facts; None when every point is current and
+        one loop logged them."""
         if self.strict and not self.boundaries:
             return None
         if self._attempts is None:

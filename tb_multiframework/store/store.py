@@ -13,6 +13,12 @@ keeps the attempt it was logged in, stored as attempt boundaries per series
 point). A point is *current* unless a later point of its series, or a later
 `SessionLog.START`, has a step at or below its own; `current_scalars` serves
 the current points, `scalars` every point.
+
+Loops: a tag logged by two loops at two step scales (a training loop at the
+iteration, a validation loop at the epoch, under one tag) is not a restart.
+Each loop (`series.split_loops`) is served as a series of its own: loop 0
+under the raw tag, the others as `"<tag> ⟨loop 2⟩"` (`series.loop_tag`),
+listed among the run's scalar tags.
 """
 
 from __future__ import annotations
@@ -25,13 +31,12 @@ from typing import Any, Iterable, Mapping, Sequence
 import numpy as np
 
 from tb_multiframework.store.packing import PackedSeries
+from tb_multiframework.store.scalar_reads import ScalarReads
 from tb_multiframework.store.series import (
     AttemptBook,
     Columns,
     ScalarColumns,
     ScalarSeries,
-    SeriesAttempts,
-    decode_blocks,
     merge_hist_column,
 )
 
@@ -156,6 +161,8 @@ class _Run:
         self.histograms: dict[str, Columns] = {}
         self.layouts: list[tuple[int, dict[str, Any]]] = []
         self.version = 0  # grows with every change to this run
+        # the user says its restarts are not resumes: one attempt
+        self.attempts_ignored = False
         self.num_points = 0
         self.num_histograms = 0
         self.first_step: int | None = None
@@ -210,7 +217,18 @@ class RunSummary:
     version: int  # changes whenever the run's data or metadata does
 
 
-class Store:
+__all__ = [
+    "AttemptCounts",
+    "AttemptStart",
+    "HistogramSeries",
+    "RunMeta",
+    "RunSummary",
+    "ScalarSeries",
+    "Store",
+]
+
+
+class Store(ScalarReads):
     """Thread-safe store of every run's series.
 
     `version` grows with every change, so callers can cache results keyed by it.
@@ -375,19 +393,35 @@ class Store:
             )
 
     def add_session_start(
-        self, run: str, step: int, before: Mapping[str, int]
+        self,
+        run: str,
+        step: int,
+        before: Mapping[str, int],
+        *,
+        low_point: bool = False,
     ) -> None:
-        """Records a `SessionLog.START` at `step` of a run.
+        """Records a `SessionLog.START` (or a restart) at `step` of a run.
 
         Args:
           before: per scalar tag, how many of its points were logged before
             the START; those at steps >= `step` are superseded.
+          low_point: a restart confirmed after its first (low) point was
+            stored: that point, the next after the counted ones, joins the
+            attempt its tag's following points are in (nothing else is
+            marked: that attempt supersedes what it logs again).
         """
         with self._lock:
             state = self._runs[run]
             for tag, count in before.items():
                 columns = state.scalars.get(tag)
-                if columns is not None:
+                if columns is None:
+                    continue
+                if low_point:
+                    # The low point joins the attempt its next point is in:
+                    # the earlier points it went below are then superseded
+                    # by that attempt, loop by loop.
+                    columns.book.note_low_start(count)
+                else:
                     columns.book.note_restart(count, int(step))
             state.version += 1
             self._version += 1
@@ -454,19 +488,19 @@ class Store:
 
     def summaries(self) -> list[RunSummary]:
         with self._lock:
-            return [
-                self._summary(self._runs[name]) for name in sorted(self._runs)
-            ]
+            names = sorted(self._runs)
+        return [self.summary(name) for name in names]
 
     def summary(self, run: str) -> RunSummary:
+        loops = self._loop_tags(run)
         with self._lock:
-            return self._summary(self._runs[run])
+            return self._summary(self._runs[run], loops)
 
     @staticmethod
-    def _summary(state: _Run) -> RunSummary:
+    def _summary(state: _Run, loops: Sequence[str] = ()) -> RunSummary:
         return RunSummary(
             meta=state.meta,
-            scalar_tags=tuple(sorted(state.scalars)),
+            scalar_tags=tuple(sorted([*state.scalars, *loops])),
             histogram_tags=tuple(sorted(state.histograms)),
             num_points=state.num_points,
             num_histograms=state.num_histograms,
@@ -477,94 +511,6 @@ class Store:
             has_layout=bool(state.layouts),
             version=state.version,
         )
-
-    def scalars(self, run: str, tag: str) -> ScalarSeries:
-        """Every point of a scalar tag. Raises KeyError if unknown."""
-        with self._lock:
-            series = self._runs[run].scalars[tag]
-            found = series.decoded()
-            if found is not None:
-                return found
-            series.pack()
-            blocks = list(series.blocks)
-            count = series.count
-        # Decoding outside the lock: blocks are immutable.
-        decoded = decode_blocks(blocks)
-        with self._lock:
-            series.remember(decoded, count)
-        return decoded
-
-    def run_scalars(
-        self, run: str, *, current: bool = False
-    ) -> dict[str, ScalarSeries]:
-        """Every scalar tag of a run. Raises KeyError if unknown.
-
-        Args:
-          current: only the current points (see `current_scalars`).
-        """
-        with self._lock:
-            tags = list(self._runs[run].scalars)
-        get = self.current_scalars if current else self.scalars
-        return {tag: get(run, tag) for tag in tags}
-
-    def scalar_attempts(self, run: str, tag: str) -> SeriesAttempts | None:
-        """A series' attempts and current points; None when all are current.
-
-        Raises KeyError if unknown.
-        """
-        with self._lock:
-            series = self._runs[run].scalars[tag]
-            if series.book.strict and not series.book.boundaries:
-                return None
-            series.pack()
-            steps = [block.steps.decode() for block in series.blocks]
-            return series.book.attempts(np.concatenate(steps))
-
-    def current_scalars(self, run: str, tag: str) -> ScalarSeries:
-        """The points shown by default: one per step, the latest logged.
-
-        Raises KeyError if unknown.
-        """
-        series = self.scalars(run, tag)
-        found = self.scalar_attempts(run, tag)
-        if found is None or bool(found.current.all()):
-            return series
-        keep = found.current
-        return ScalarSeries(
-            steps=series.steps[keep],
-            wall_times=series.wall_times[keep],
-            values=series.values[keep],
-        )
-
-    def attempt_counts(self, run: str) -> list[AttemptCounts]:
-        """Scalar points per attempt of a run, superseded ones counted.
-
-        Raises KeyError if unknown.
-        """
-        with self._lock:
-            tags = list(self._runs[run].scalars)
-        totals: dict[int, list[int]] = {}
-        for tag in tags:
-            found = self.scalar_attempts(run, tag)
-            if found is None:
-                with self._lock:
-                    columns = self._runs[run].scalars[tag]
-                    book = columns.book
-                    attempt = book.boundaries[-1][1] if book.boundaries else 0
-                    count = columns.count
-                totals.setdefault(attempt, [0, 0, 0])[0] += count
-                continue
-            repeated = ~found.current & ~found.superseded
-            for attempt in np.unique(found.attempts).tolist():
-                mine = found.attempts == attempt
-                entry = totals.setdefault(int(attempt), [0, 0, 0])
-                entry[0] += int(mine.sum())
-                entry[1] += int((found.superseded & mine).sum())
-                entry[2] += int((repeated & mine).sum())
-        return [
-            AttemptCounts(attempt, *totals[attempt])
-            for attempt in sorted(totals)
-        ]
 
     def histograms(self, run: str, tag: str) -> HistogramSeries:
         """Every histogram of a tag. Raises KeyError if unknown."""

@@ -87,7 +87,7 @@ def _check(logdir: str, candidate: str, *args: str):
         "--candidate",
         candidate,
         "--metric",
-        "loss/train",
+        "loss",
         *args,
     )
 
@@ -95,7 +95,7 @@ def _check(logdir: str, candidate: str, *args: str):
 def test_same_curve_within_tolerance_passes(logdir) -> None:
     result = _check(logdir, "drifting", "--window", ":200", "--rtol", "0")
     assert result.code == 0, result.err
-    assert result.out.startswith("PASS  loss/train: drifting (loss) vs base")
+    assert result.out.startswith("PASS  loss: drifting (loss) vs base")
     assert "all 201 points within rtol 0, atol 0 on step 0–200" in result.out
 
 
@@ -119,7 +119,7 @@ def test_drift_fails_at_the_step_the_tolerance_allows(logdir) -> None:
     assert human.code == 1
     lines = human.out.strip().split("\n")
     assert lines[0].startswith(
-        "FAIL  loss/train: drifting (loss) vs base (loss): 33 of 300 points "
+        "FAIL  loss: drifting (loss) vs base (loss): 33 of 300 points "
         "out of tolerance (rtol 0.02, atol 0) on step 0–299"
     )
     assert lines[1].startswith("  first at step 267: baseline ")
@@ -230,7 +230,7 @@ def test_usage_errors_name_the_choices(logdir) -> None:
     assert_usage_error(
         tbmf("check", logdir, "-a", "base", "-b", "short", "--metric", "los"),
         "unknown metric 'los'",
-        "loss/train",
+        "loss",
     )
     assert_usage_error(
         tbmf(
@@ -241,7 +241,7 @@ def test_usage_errors_name_the_choices(logdir) -> None:
             "-b",
             "short",
             "--metric",
-            "loss/train",
+            "loss",
             "--x",
             "epoch",
         ),
@@ -256,7 +256,7 @@ def test_usage_errors_name_the_choices(logdir) -> None:
             "-b",
             "short",
             "--metric",
-            "loss/train",
+            "loss",
             "--x",
             "steps",
         ),
@@ -272,7 +272,7 @@ def test_usage_errors_name_the_choices(logdir) -> None:
             "-b",
             "short",
             "--metric",
-            "loss/train",
+            "loss",
             "--window",
             "5:1",
         ),
@@ -287,7 +287,7 @@ def test_usage_errors_name_the_choices(logdir) -> None:
             "-b",
             "short",
             "--metric",
-            "loss/train",
+            "loss",
             "--rtol",
             "-1",
         ),

@@ -11,7 +11,6 @@ import numpy as np
 import pytest
 
 from tb_multiframework.cli.speed import SPEED_NAMES
-
 from tests.cli.conftest import assert_usage_error, tbmf
 
 CASES = [
@@ -22,7 +21,7 @@ CASES = [
     (
         "paddle_vdl",
         "pytorch_sgd",
-        "learning_rate/train@epoch",
+        "learning_rate@epoch",
         "relative",
         0.0,
         None,

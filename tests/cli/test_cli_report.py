@@ -215,7 +215,7 @@ def test_markdown_escapes_hostile_names(hostile_logdir) -> None:
     assert len(cells) == 5  # no pipe in a name split a cell
     # the metric name: canonical (spaces and the newline became _), inert
     assert cells[1] == (
-        '``loss<img_src=x_onerror="window.__pwned=2">\\|`x`_next/train`` ↓'
+        '``loss<img_src=x_onerror="window.__pwned=2">\\|`x`_next`` ↓'
     )
 
 

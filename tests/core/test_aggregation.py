@@ -5,6 +5,7 @@ import pytest
 
 from tb_multiframework.core.aggregation import (
     convert_batch_values,
+    per_batch_signature,
     per_batch_to_running_mean,
     running_mean_to_per_batch,
     series_aggregation,
@@ -120,12 +121,14 @@ def test_conversion_uses_the_epoch_map_and_says_why_not():
             "train",
             "epoch_mean",
         ),
+        # No trainer in the files is no evidence of a plain loop: a torch
+        # writer's value is whatever the script (or its trainer) passed.
         (
             RunInfo("t", "t", "pytorch", "torch.utils.tensorboard"),
             "Loss/train",
             None,
             "train",
-            "per_batch",
+            "unknown",
         ),
         (
             RunInfo("t", "t", "pytorch", "torch.utils.tensorboard"),
@@ -172,3 +175,46 @@ def test_aggregation_rules(run, tag, level, split, kind):
     found = series_aggregation(run, tag, level=level, split=split)
     assert found.kind == kind
     assert found.evidence
+
+
+def test_per_batch_only_from_the_data():
+    run = RunInfo("t", "t", "pytorch", "torch.utils.tensorboard")
+    found = series_aggregation(
+        run, "loss", level=None, split=None, data_evidence="flips 66%"
+    )
+    assert (found.kind, found.evidence) == ("per_batch", "flips 66%")
+    # an epoch-level series is never called per batch
+    found = series_aggregation(
+        run, "loss", level="epoch", split=None, data_evidence="flips 66%"
+    )
+    assert found.kind == "unknown"
+
+
+def _smoothed(x, kind):
+    if kind == "running_mean":  # reset every 50 steps, as Keras' batch_*
+        return np.concatenate(
+            [np.cumsum(x[i : i + 50]) / np.arange(1, 51) for i in range(0, len(x), 50)]
+        )
+    if kind == "window_mean":
+        return np.convolve(x, np.ones(10) / 10, "valid")
+    out = np.empty_like(x)  # ema, Ignite's RunningAverage (alpha 0.98)
+    out[0] = x[0]
+    for i in range(1, len(x)):
+        out[i] = 0.98 * out[i - 1] + 0.02 * x[i]
+    return out
+
+
+def test_per_batch_signature_tells_own_values_from_means():
+    rng = np.random.default_rng(7)
+    x = np.exp(-np.arange(1000) / 400) + 0.1 * rng.standard_normal(1000)
+    steps = np.arange(1000)
+    assert per_batch_signature(steps, x) is not None
+    for kind in ("running_mean", "window_mean", "ema"):
+        y = _smoothed(x, kind)
+        assert per_batch_signature(np.arange(len(y)), y) is None, kind
+    # logged every 5th step: may be the mean of those 5, so no claim
+    assert per_batch_signature(steps[::5] * 1, x[::5]) is None
+    assert per_batch_signature(steps[:80], x[:80]) is None  # too few
+    # the share of sign flips, by hand: +,-,+,- ... flips every time
+    zigzag = np.tile([0.0, 1.0], 200)
+    assert "100%" in per_batch_signature(np.arange(400), zigzag)

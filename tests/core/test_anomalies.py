@@ -421,3 +421,46 @@ def test_schedule_jumps() -> None:
     assert Schedule(steps, step_lr).jumps.tolist() == [[299, 300], [699, 700]]
     cosine = 0.1 * 0.5 * (1 + np.cos(math.pi * steps / 999))
     assert Schedule(steps, cosine).jumps.tolist() == []
+
+
+@pytest.mark.parametrize(("per_epoch", "noise"), [(50, 0.0), (10, 0.001)])
+def test_a_staircase_rise_is_a_stepwise_rise_not_oscillation(
+    per_epoch: int, noise: float
+) -> None:
+    """A validation loss logged several times per evaluation, worse by the
+    same 0.03 at each of 20 evaluations: treads and risers by hand."""
+    rng = np.random.default_rng(3)
+    steps = np.arange(20 * per_epoch)
+    val = 0.5 + 0.03 * (steps // per_epoch) + noise * rng.standard_normal(
+        steps.size
+    )
+    train = np.exp(-steps / (steps.size / 3)) + 0.01 * rng.standard_normal(
+        steps.size
+    )
+    found = anomalies.detect_series(
+        steps, val, direction="lower", validation=True
+    )
+    _, pair = anomalies.detect_pair(
+        (steps, train), (steps, val), direction="lower"
+    )
+    kinds = {a.kind for a in anomalies.resolve([*found, *pair])}
+    assert kinds == {"stepwise_rise"}
+    (rise,) = [a for a in found if a.kind == "stepwise_rise"]
+    # the 19 risers: between the last point of level k and the first of k+1
+    assert rise.evidence["steps"] == [per_epoch * k for k in range(1, 20)]
+    assert rise.evidence["total"] == pytest.approx(19 * 0.03, abs=0.01)
+
+
+def test_a_staircase_down_or_a_noisy_rise_is_no_staircase() -> None:
+    steps = np.arange(1000)
+    falling = 1.0 - 0.03 * (steps // 50)
+    found = anomalies.detect_series(
+        steps, falling, direction="lower", validation=True
+    )
+    assert "stepwise_rise" not in {a.kind for a in found}
+    rng = np.random.default_rng(5)
+    noisy = 0.5 + 0.0003 * steps + 0.01 * rng.standard_normal(steps.size)
+    found = anomalies.detect_series(
+        steps, noisy, direction="lower", validation=True
+    )
+    assert "stepwise_rise" not in {a.kind for a in found}

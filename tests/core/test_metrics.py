@@ -29,7 +29,7 @@ TF2 = RunInfo("tf2_loop", "tf2_loop", "tensorflow", "tf.summary")
         (KERAS_TRAIN, "epoch_loss", "loss/train", "epoch"),
         (KERAS_TRAIN, "batch_loss", "loss/train", "batch"),
         (KERAS_TRAIN, "epoch_accuracy", "accuracy/train", "epoch"),
-        (KERAS_TRAIN, "epoch_learning_rate", "learning_rate/train", "epoch"),
+        (KERAS_TRAIN, "epoch_learning_rate", "learning_rate", "epoch"),
         (KERAS_VAL, "epoch_accuracy", "accuracy/val", "epoch"),
         (KERAS_VAL, "epoch_loss", "loss/val", "epoch"),
         (KERAS_VAL, "evaluation_loss_vs_iterations", "loss/val", "epoch"),
@@ -49,9 +49,9 @@ TF2 = RunInfo("tf2_loop", "tf2_loop", "tensorflow", "tf.summary")
         (TORCH, "Eval/Acc", "accuracy/val", None),
         (TORCH, "val_loss", "loss/val", None),
         (TORCH, "loss_val", "loss/val", None),
-        (TORCH, "lr", "learning_rate/train", None),
-        (TORCH, "learning_rate", "learning_rate/train", None),
-        (TORCH, "loss", "loss/train", None),
+        (TORCH, "lr", "learning_rate", None),
+        (TORCH, "learning_rate", "learning_rate", None),
+        (TORCH, "loss", "loss", None),
         (PADDLE_TBX, "Train/Loss", "loss/train", None),
         (TF2, "train/accuracy", "accuracy/train", None),
         # Lightning's on_step / on_epoch suffixes
@@ -72,7 +72,7 @@ TF2 = RunInfo("tf2_loop", "tf2_loop", "tensorflow", "tf.summary")
         (TORCH, "Epoch", "epoch", None),
         # VisualDL add_scalars(main, {sub: v}) read as `main/sub`
         (PADDLE_VDL, "loss/valid", "loss/val", None),
-        (PADDLE_VDL, "curves/xsinx", "curves/xsinx/train", None),
+        (PADDLE_VDL, "curves/xsinx", "curves/xsinx", None),
     ],
 )
 def test_canonical_names(run, tag, name, level):
@@ -92,18 +92,34 @@ def test_torch_add_scalars_sub_run():
     run = RunInfo("exp/Loss_train", "exp", "pytorch", "torch.utils.tensorboard")
     assert canonical_metric(run, "Loss").name == "loss/train"
     run = RunInfo("exp/Loss_sin", "exp", "pytorch", "torch.utils.tensorboard")
-    assert canonical_metric(run, "Loss").name == "loss/sin/train"
+    assert canonical_metric(run, "Loss").name == "loss/sin"
 
 
 def test_keras_prefixes_only_for_keras_runs():
     # A PyTorch scalar called batch_size is not a batch-level "size".
     found = canonical_metric(TORCH, "batch_size")
-    assert (found.name, found.level) == ("batch_size/train", None)
+    assert (found.name, found.level) == ("batch_size", None)
 
 
-def test_default_split_is_said():
+def test_learning_rates_are_one_metric_without_a_split():
+    # A schedule is measured on no split: every framework's rate matches.
+    for run, tag in [
+        (KERAS_TRAIN, "epoch_learning_rate"),
+        (TORCH, "train/learning_rate"),
+        (PADDLE_VDL, "Train/LR"),
+        (TORCH, "lr"),
+    ]:
+        found = canonical_metric(run, tag)
+        assert (found.name, found.split) == ("learning_rate", None), tag
+        assert "no split" in found.derivation
+
+
+def test_unknown_split_is_said_with_how_to_set_it():
+    # No split word anywhere: no split is assumed (it used to be "train").
     found = canonical_metric(TORCH, "loss")
-    assert "assumed" in found.derivation
+    assert (found.split, found.split_source) == (None, "unknown")
+    assert "split unknown" in found.derivation
+    assert "runs[<run>].splits" in found.derivation
 
 
 @pytest.mark.parametrize(
@@ -133,7 +149,7 @@ def test_alias_rules_win_and_use_groups():
     assert "alias rule 1" in found.derivation
     assert canonical_metric(PADDLE_VDL, "score", aliases=rules).name == "f1/val"
     # runPattern does not match the torch run: built-in rules apply
-    assert canonical_metric(TORCH, "score", aliases=rules).name == "score/train"
+    assert canonical_metric(TORCH, "score", aliases=rules).name == "score"
 
 
 @pytest.mark.parametrize(
@@ -174,7 +190,7 @@ def test_index_keeps_levels_apart_and_matches_frameworks():
     index = build_metric_index(pairs)
     got = {e.key: sorted((m.run, m.tag) for m in e.members) for e in index}
     assert got == {
-        "grad_norm/train": [("tf2_loop", "grad_norm")],
+        "grad_norm": [("tf2_loop", "grad_norm")],
         "loss/train@epoch": [
             ("keras_fit/train", "epoch_loss"),
             ("pytorch_sgd", "Loss/train"),
@@ -191,7 +207,7 @@ def test_index_keeps_levels_apart_and_matches_frameworks():
         ],
     }
     assert [e.key for e in index] == [
-        "grad_norm/train",
+        "grad_norm",
         "loss/train@epoch",
         "loss/train@batch",
         "loss/val@epoch",

@@ -145,8 +145,20 @@ def reference(events):
 
 
 def random_stream(rng):
+    """Random points, STARTs and restarts of one writer session.
+
+    A restart without START goes back and logs every tag again from the
+    lower step, two points each, as a restarted script does: that is the
+    evidence of a restart (a range logged again). A tag whose single point
+    dips below its largest step and is followed by a point above it is
+    another loop's (tested apart, below), not generated here.
+    """
     tags = [f"t{i}" for i in range(rng.randint(1, 4))]
     events, step = [], rng.randint(0, 5)
+
+    def point(tag, at):
+        events.append(("point", tag, at, float(np.float32(rng.random()))))
+
     for _ in range(rng.randint(1, 120)):
         roll = rng.random()
         if roll < 0.04:
@@ -155,12 +167,16 @@ def random_stream(rng):
             continue
         if roll < 0.09:
             step = max(0, step - rng.randint(0, 30))  # a restart, no START
-        elif roll < 0.15:
+            for again in (step, step + 1):
+                for tag in rng.sample(tags, len(tags)):
+                    point(tag, again)
+            step += 1
+            continue
+        if roll < 0.15:
             pass  # the same step again
         else:
             step += rng.randint(1, 3)
-        tag = rng.choice(tags)
-        events.append(("point", tag, step, float(np.float32(rng.random()))))
+        point(rng.choice(tags), step)
     return events
 
 
@@ -290,3 +306,88 @@ def test_visualdl_loop_restarted_in_a_new_file(tmp_path):
         (3, "step_decrease")
     ]
     assert len(store.scalars("paddle", "train/loss")) == 12
+
+
+def interleaved_stream(rng):
+    """Points of one tag from a training loop (large steps) with a second
+    loop's points (small steps) between them, and in-file restarts."""
+    events, step, small = [], rng.randint(0, 5), 0
+    for _ in range(rng.randint(5, 150)):
+        roll = rng.random()
+        if roll < 0.15:
+            small += 1
+            events.append(("point", "t", small, float(np.float32(rng.random()))))
+        elif roll < 0.19:
+            step = max(0, step - rng.randint(2, 30))
+            for again in (step, step + 1):
+                events.append(("point", "t", again, 0.5))
+            step += 1
+        else:
+            step += rng.randint(1, 3)
+            events.append(("point", "t", step, float(np.float32(rng.random()))))
+    return events
+
+
+def _read(tmp_path, name, blob, rng=None):
+    run_dir = tmp_path / name / "run"
+    run_dir.mkdir(parents=True)
+    store = Store()
+    loader = Loader(str(run_dir.parent), store, config=lambda: Config())
+    path = run_dir / "events.out.tfevents.1000.host.1.0"
+    cut = 0
+    while cut < len(blob):
+        nxt = len(blob) if rng is None else min(len(blob), cut + rng.randint(1, 300))
+        with open(path, "ab") as handle:
+            handle.write(blob[cut:nxt])
+        cut = nxt
+        loader.reload()
+    return store
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_a_file_read_in_pieces_reads_as_a_whole(tmp_path, seed):
+    """Restarts and loops are decided alike whatever the read chunks: a low
+    point at the end of a chunk waits for the next one."""
+    rng = random.Random(seed)
+    for case in range(30):
+        events = interleaved_stream(rng)
+        blob = encode(events, 1000.0)
+        whole = _read(tmp_path, f"w{case}", blob)
+        pieces = _read(tmp_path, f"p{case}", blob, rng)
+        message = f"seed {seed} case {case}"
+        assert whole.summary("run").scalar_tags == pieces.summary(
+            "run"
+        ).scalar_tags, message
+        for tag in whole.summary("run").scalar_tags:
+            a, b = whole.current_scalars("run", tag), pieces.current_scalars(
+                "run", tag
+            )
+            assert a.steps.tolist() == b.steps.tolist(), message
+            assert a.values.tolist() == b.values.tolist(), message
+        assert whole.attempt_counts("run") == pieces.attempt_counts("run"), message
+        assert whole.meta("run").attempt_starts == pieces.meta(
+            "run"
+        ).attempt_starts, message
+
+
+@pytest.mark.parametrize("seed", [6, 7])
+def test_several_tags_read_in_pieces_show_the_same_points(tmp_path, seed):
+    """Several tags restarting in one file: whatever the read chunks, every
+    series shows the same current points (which attempt a restart is
+    numbered under may differ when a chunk ends on a tag's low point and
+    another tag goes back before the next chunk)."""
+    rng = random.Random(seed)
+    for case in range(30):
+        events = random_stream(rng)
+        if not any(e[0] == "point" for e in events):
+            continue
+        blob = encode(events, 1000.0)
+        whole = _read(tmp_path, f"w{case}", blob)
+        pieces = _read(tmp_path, f"p{case}", blob, rng)
+        tags = whole.summary("run").scalar_tags
+        assert tags == pieces.summary("run").scalar_tags
+        for tag in tags:
+            a = whole.current_scalars("run", tag)
+            b = pieces.current_scalars("run", tag)
+            assert a.steps.tolist() == b.steps.tolist(), (seed, case, tag)
+            assert a.values.tolist() == b.values.tolist(), (seed, case, tag)

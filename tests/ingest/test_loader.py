@@ -436,7 +436,7 @@ def test_the_first_bytes_are_read_again_only_when_the_file_changed(
         eventfiles.record_bytes([eventfiles.scalar_event("loss", 5, 1.0, 4.0)])
     )
     assert sum(reads) == logfile.FINGERPRINT_BYTES + appended
-    assert len(store.scalars("r", "loss")) == 1001
+    assert len(store.all_points("r", "loss")) == 1001
 
 
 def test_a_remote_file_rewritten_longer_is_read_again():

@@ -11,6 +11,7 @@ import {
 } from "../../format.js";
 import { duration, trainerLabel } from "./columns.js";
 import { hparamText } from "./experiment.js";
+import { inferenceSection } from "./inferences.js";
 
 /** @typedef {import("../../model.js").RunInfo} RunInfo */
 
@@ -18,9 +19,10 @@ import { hparamText } from "./experiment.js";
  * The expanded detail of a run: why this framework, tags, files, warnings.
  * @param {RunInfo} run
  * @param {number} span columns the row spans
+ * @param {() => void} [onSaved] after a correction of an inference is saved
  * @returns {HTMLTableRowElement}
  */
-export function detailRow(run, span) {
+export function detailRow(run, span, onSaved) {
   const otherTags = Object.entries(run.otherTags ?? {}).filter(
     ([, tags]) => tags.length > 0,
   );
@@ -41,6 +43,7 @@ export function detailRow(run, span) {
         "No evidence recorded.",
       ),
     ]),
+    inferenceSection(run, onSaved),
     section("Timeline", [
       h(
         "div",

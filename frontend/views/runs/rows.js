@@ -41,6 +41,7 @@ const SKELETON_ROWS = 6;
  * @property {(run: string) => void} toggleExpanded
  * @property {(run: string) => void} showWarnings opens the run's detail row
  *     and scrolls its warning list into view
+ * @property {() => void} [refresh] reloads the runs (after a correction)
  */
 
 /**
@@ -274,7 +275,7 @@ export function runRows(run, inGroup, host) {
       }),
     ),
   );
-  return open ? [row, detailRow(run, host.span)] : [row];
+  return open ? [row, detailRow(run, host.span, host.refresh)] : [row];
 }
 
 /**

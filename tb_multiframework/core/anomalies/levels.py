@@ -33,6 +33,10 @@ STEP_SIGMAS = 4.0  # ... each step of a stepwise rise (two or more of them)
 CLIFF_DROP = 0.3  # a cliff drops the level (or range) by this fraction
 STEP_RISE = 0.04  # each step of a stepwise rise lifts it by this fraction
 MIN_STEPS = 2  # steps that make a stepwise rise
+STAIR_RISERS = 3  # risers a staircase needs (a rise in many equal steps)
+STAIR_FLAT = 0.25  # median change on its flats / median riser, at most
+STAIR_SIZES = 3.0  # largest / smallest riser of a staircase, at most
+STAIR_TOTAL = 0.1  # a staircase lifts the level by this fraction at least
 STEP_SPACING = 2.5  # most / least spacing of regular steps
 SQUARE_FALL = 0.8  # falls this large between steps make a square wave
 MIN_SHIFT_BLOCKS = 12  # coarse points a series needs for shift detection
@@ -268,7 +272,7 @@ def detect_stepwise_rise(
     ]
     shifts = _regular(p, shifts)
     if len(shifts) < MIN_STEPS:
-        return []
+        return _staircase(p)
     # Steps add up. With the steps taken out, the curve has no drops as
     # sudden and as large (a square wave's rising edges alternate with
     # falling ones).
@@ -308,6 +312,71 @@ def detect_stepwise_rise(
                 "spacing": float(np.median(spacing)),
                 "total": float(sum(s.gap for s in shifts)),
                 "relativeChanges": [s.relative for s in shifts],
+            },
+        )
+    ]
+
+
+def _staircase(p: Prepared) -> list[Anomaly]:
+    """A rise in many equal steps with flat treads between them.
+
+    A validation metric logged several times per evaluation (or carried
+    over between evaluations) rises as a staircase when each evaluation is
+    worse by about the same amount. Steps that small and that many blur
+    into a straight line for the shift test (its lines span several
+    treads), and the regular risers look periodic: read them directly.
+    The risers are the changes far above the changes on the treads (at
+    least `STAIR_RISERS`, all worse, sizes within `STAIR_SIZES`, evenly
+    spaced); the treads are flat (their median change at most
+    `STAIR_FLAT` of a riser) and the whole rise is at least `STAIR_TOTAL`
+    of the level.
+    """
+    y = p.bad.apply(p.y)  # up is worse
+    n = len(y)
+    if n < 4 * STAIR_RISERS:
+        return []
+    d = np.diff(y)
+    size = np.abs(d)
+    tread = float(np.median(size))
+    big = np.flatnonzero(size > max(8.0 * tread, TINY))
+    if len(big) < STAIR_RISERS or len(big) > n // 3:
+        return []
+    risers = d[big]
+    if np.any(risers <= 0):
+        return []  # a riser down: a square wave or noise, not a staircase
+    if risers.max() > STAIR_SIZES * risers.min():
+        return []
+    if tread > STAIR_FLAT * float(np.median(risers)):
+        return []
+    spacing = np.diff(big)
+    if spacing.size and spacing.max() > STEP_SPACING * spacing.min():
+        return []
+    total = float(y[big[-1] + 1] - y[big[0]])
+    level = max(abs(float(p.bad.undo(y[big[0]]))), TINY)
+    reference = level if p.bad.zero_bounded else max(robust_range(y), TINY)
+    if total / reference < STAIR_TOTAL:
+        return []
+    steps = [p.step_at(int(i) + 1) for i in big]
+    start = p.bad.undo(float(y[big[0]]))
+    end = p.bad.undo(float(y[big[-1] + 1]))
+    message = (
+        f"{len(big)} equal steps worse, every ~"
+        f"{fmt_step(int(np.median(np.diff(steps))))} steps (a staircase: "
+        f"flat between steps), from {fmt(start)} to {fmt(end)}"
+    )
+    relative = total / reference
+    return [
+        p.anomaly(
+            "stepwise_rise",
+            int(big[0]),
+            int(big[-1]) + 1,
+            severity(relative / STEP_RISE / 4 * len(big) / 4, full=5.0),
+            message,
+            {
+                "steps": steps,
+                "spacing": float(np.median(np.diff(steps))),
+                "total": total,
+                "relativeChanges": [float(r) / reference for r in risers],
             },
         )
     ]
