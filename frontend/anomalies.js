@@ -57,7 +57,12 @@ export const KIND_LABELS = Object.freeze({
  * @property {Record<string, number>} counts findings per run
  * @property {number} total
  * @property {number} dataVersion
+ * @property {number} [pending] series not looked at yet (the server's work
+ *     budget ran out); asked again after PENDING_RETRY_MS
  */
+
+/** Milliseconds before asking again for series the server left pending. */
+const PENDING_RETRY_MS = 1500;
 
 /** @type {WeakMap<object, AnomalyStore>} */
 const stores = new WeakMap();
@@ -123,6 +128,17 @@ export class AnomalyStore {
       request = fetchJson("anomalies", { x: axis }).then(
         (/** @type {AnomaliesPayload} */ payload) => {
           if (version !== this._version) return null;
+          if (payload.pending > 0) {
+            // The server's work budget ran out: ask again for the rest
+            // (what it computed is kept, so each answer gets further).
+            setTimeout(() => {
+              if (version !== this._version) return;
+              if (this._requests.get(key) === request) {
+                this._requests.delete(key);
+                void this.load(axis);
+              }
+            }, PENDING_RETRY_MS);
+          }
           this._answers.set(key, payload);
           this.error = null;
           this._notify();

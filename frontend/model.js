@@ -11,8 +11,10 @@
  * @property {string} writer e.g. `torch.utils.tensorboard`, `keras`
  * @property {string} format `tfevents` or `visualdl`
  * @property {string} [displayName] a name the user set in the config file
- * @property {string[]} scalarTags
- * @property {string[]} histogramTags
+ * @property {string[]} scalarTags the first 1,000 (GET runs?tags=all: all)
+ * @property {string[]} histogramTags the first 1,000
+ * @property {number} [scalarTagCount] how many scalar tags the run has
+ * @property {number} [histogramTagCount]
  * @property {Record<string, string[]>} [otherTags] plugin name → tags
  * @property {number} numPoints scalar points read
  * @property {number} numHistograms

@@ -12,34 +12,26 @@ its imports stay light.
 from __future__ import annotations
 
 import datetime
-import math
 import mimetypes
 import os
 import posixpath
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tensorboard.backend import http_util
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
+from tb_multiframework import route_args as args
 from tb_multiframework import wiring
+from tb_multiframework.api import catalog
 from tb_multiframework.api import service as api
-from tb_multiframework.api.anomalies import AnomalyQuery
-from tb_multiframework.api.views import ATTEMPT_MODES
+from tb_multiframework.api.limits import Busy, HeavySlots, peer_gone
 from tb_multiframework.core import (
-    aggregate,
     filenames,
-    groups,
-    histdiff,
-    strict_json,
 )
-from tb_multiframework.core.aggregation import BATCH_VIEWS
-from tb_multiframework.core.anomalies import parse_kinds
 from tb_multiframework.core.axes import AXES
-from tb_multiframework.core.diff import DIFF_MODES
-from tb_multiframework.core.downsample import DEFAULT_POINTS, MAX_POINTS
-from tb_multiframework.core.smoothing import SMOOTHING_MODES
 from tb_multiframework.settings.corrections import SettingsUnavailable
 from tb_multiframework.settings.layouts import (
     LayoutExistsError,
@@ -50,9 +42,6 @@ from tb_multiframework.store import allocator
 from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"
-_MAX_BODY_BYTES = 512 * 1024  # bytes of a POST body
-_MAX_ARG_CHARS = 4096  # characters of one query argument
-_MAX_RUNS = 200  # `run` arguments in one request
 _STATIC_TYPES = {
     ".js": "text/javascript",
     ".css": "text/css",
@@ -112,14 +101,6 @@ class MultiframeworkLoader(base_plugin.TBLoader):
         return MultiframeworkPlugin(context)
 
 
-class _BadRequest(ValueError):
-    """A malformed request (HTTP 400)."""
-
-
-class _Forbidden(Exception):
-    """A mutating request without the XSRF header or JSON type (HTTP 403)."""
-
-
 class MultiframeworkPlugin(base_plugin.TBPlugin):
     """Compares runs of PyTorch, TensorFlow/Keras and PaddlePaddle."""
 
@@ -143,6 +124,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         )
         self._loader = stack.loader
         self._api = stack.api
+        self._heavy = HeavySlots()
         if self._loader is not None:
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
             blocking = getattr(flags, "reload_task", "auto") == "blocking"
@@ -160,6 +142,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             "/static/*": self._serve_static,
             "/runs": self.runs_route,
             "/metrics": self.metrics_route,
+            "/tags": self.tags_route,
             "/scalars": self.scalars_route,
             "/export": self.export_route,
             "/histograms": self.histograms_route,
@@ -202,25 +185,68 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
 
     @wrappers.Request.application
     def runs_route(self, request: wrappers.Request) -> wrappers.Response:
-        return _answer(request, lambda: self._api.runs())
+        return _answer(
+            request,
+            lambda: self._api.runs(
+                all_tags=args.choice(request, "tags", ("some", "all"), "some")
+                == "all"
+            ),
+        )
 
     @wrappers.Request.application
     def metrics_route(self, request: wrappers.Request) -> wrappers.Response:
-        return _answer(request, lambda: self._api.metrics())
+        def page() -> Any:
+            limit = request.args.get("limit")
+            return self._api.cached_page(
+                "metrics",
+                search=request.args.get("search", ""),
+                runs=args.run_names(request),
+                keys=args.repeated(request, "key"),
+                offset=args.integer(request, "offset", 0, 0, 1 << 40),
+                limit=None
+                if limit is None
+                else args.integer(request, "limit", 0, 1, catalog.MAX_PAGE),
+            )
+
+        return _answer(request, page)
+
+    @wrappers.Request.application
+    def tags_route(self, request: wrappers.Request) -> wrappers.Response:
+        return _answer(
+            request,
+            lambda: self._api.cached_page(
+                "tags",
+                search=request.args.get("search", ""),
+                runs=args.run_names(request),
+                offset=args.integer(request, "offset", 0, 0, 1 << 40),
+                limit=args.integer(
+                    request,
+                    "limit",
+                    catalog.DEFAULT_TAG_PAGE,
+                    1,
+                    catalog.MAX_PAGE,
+                ),
+            ),
+        )
 
     @wrappers.Request.application
     def scalars_route(self, request: wrappers.Request) -> wrappers.Response:
         return _answer(
-            request, lambda: self._api.scalars(_scalar_query(request))
+            request, lambda: self._api.scalars(args.scalar_query(request))
         )
 
     @wrappers.Request.application
     def export_route(self, request: wrappers.Request) -> wrappers.Response:
         def run() -> wrappers.Response:
-            fmt = _choice(request, "format", ("csv", "json"), "csv")
-            query = _scalar_query(request)
-            body, content_type = self._api.export(query, fmt)
-            response = http_util.Respond(request, body, content_type)
+            fmt = args.choice(request, "format", ("csv", "json"), "csv")
+            query = args.scalar_query(request)
+            gone = _gone(request)
+            self._heavy.acquire(gone)
+            try:
+                pieces, content_type = self._api.export(query, fmt)
+            except BaseException:
+                self._heavy.release()
+                raise
             # Named after what it holds; the name is reduced to [A-Za-z0-9._-]
             # so a hostile tag cannot shape the header or the file name.
             name = filenames.export_filename(
@@ -230,10 +256,13 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
                 fmt=fmt,
                 date=datetime.date.today(),
             )
-            response.headers["Content-Disposition"] = (
-                f'attachment; filename="{name}"'
+            return _streamed(
+                request,
+                pieces,
+                content_type,
+                release=self._heavy.release,
+                disposition=f'attachment; filename="{name}"',
             )
-            return response
 
         return _answer(request, run)
 
@@ -242,9 +271,9 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         return _answer(
             request,
             lambda: self._api.histograms(
-                _text(request, "run"),
-                _text(request, "tag"),
-                _choice(request, "x", AXES, "step"),
+                args.text(request, "run"),
+                args.text(request, "tag"),
+                args.choice(request, "x", AXES, "step"),
             ),
         )
 
@@ -255,8 +284,8 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         return _answer(
             request,
             lambda: self._api.histogram_diff(
-                _histogram_query(request),
-                _number(request, "at", None),
+                args.histogram_query(request),
+                args.number(request, "at", None),
             ),
         )
 
@@ -266,7 +295,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     ) -> wrappers.Response:
         return _answer(
             request,
-            lambda: self._api.histogram_distances(_histogram_query(request)),
+            lambda: self._api.histogram_distances(args.histogram_query(request)),
         )
 
     @wrappers.Request.application
@@ -276,7 +305,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         return _answer(
             request,
             lambda: self._api.histogram_pairs(
-                _text(request, "runA"), _text(request, "runB")
+                args.text(request, "runA"), args.text(request, "runB")
             ),
         )
 
@@ -286,13 +315,13 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             return _answer(request, lambda: self._api.layouts())
         if request.method == "POST":
             return _answer(
-                request, lambda: self._api.save_layout(_json_body(request))
+                request, lambda: self._api.save_layout(args.json_body(request))
             )
         if request.method == "DELETE":
 
             def delete() -> Any:
-                _checked_mutation(request)
-                return self._api.delete_layout(_text(request, "name"))
+                args.checked_mutation(request)
+                return self._api.delete_layout(args.text(request, "name"))
 
             return _answer(request, delete)
         return _error(request, 405, f"method {request.method} not allowed")
@@ -303,9 +332,14 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     ) -> wrappers.Response:
         if request.method != "POST":
             return _error(request, 405, "use POST with a JSON body")
-        return _answer(
-            request, lambda: self._api.preview_layout(_json_body(request))
-        )
+
+        def preview() -> Any:
+            body = args.json_body(request)
+            gone = _gone(request)
+            with self._heavy.held(gone):
+                return self._api.preview_layout(body, should_stop=gone)
+
+        return _answer(request, preview)
 
     @wrappers.Request.application
     def run_settings_route(
@@ -314,12 +348,12 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         if request.method != "POST":
             return _error(request, 405, "use POST with a JSON body")
         return _answer(
-            request, lambda: self._api.save_run_settings(_json_body(request))
+            request, lambda: self._api.save_run_settings(args.json_body(request))
         )
 
     @wrappers.Request.application
     def config_diff_route(self, request: wrappers.Request) -> wrappers.Response:
-        return _answer(request, lambda: self._api.config_diff(_runs(request)))
+        return _answer(request, lambda: self._api.config_diff(args.run_names(request)))
 
     @wrappers.Request.application
     def metric_summary_route(
@@ -327,220 +361,28 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
     ) -> wrappers.Response:
         return _answer(
             request,
-            lambda: self._api.metric_summary(_text(request, "metric")),
+            lambda: self._api.metric_summary(args.text(request, "metric")),
         )
 
     @wrappers.Request.application
     def speed_route(self, request: wrappers.Request) -> wrappers.Response:
         return _answer(
             request,
-            lambda: self._api.speed(tuple(dict.fromkeys(_runs(request)))),
+            lambda: self._api.speed(tuple(dict.fromkeys(args.run_names(request)))),
         )
 
     @wrappers.Request.application
     def anomalies_route(self, request: wrappers.Request) -> wrappers.Response:
-        return _answer(
-            request, lambda: self._api.anomalies(_anomaly_query(request))
-        )
+        def find() -> Any:
+            query = args.anomaly_query(request)
+            if query.tag is not None or query.metric is not None:
+                return self._api.anomalies(query)
+            # Every series of some or all runs: heavy.
+            gone = _gone(request)
+            with self._heavy.held(gone):
+                return self._api.anomalies(query, should_stop=gone)
 
-
-# Arguments.
-
-
-def _text(request: wrappers.Request, name: str) -> str:
-    value = request.args.get(name)
-    if value is None or value == "":
-        raise _BadRequest(f"missing argument {name!r}")
-    if len(value) > _MAX_ARG_CHARS:
-        raise _BadRequest(f"argument {name!r} is too long")
-    return value
-
-
-def _optional_text(request: wrappers.Request, name: str) -> str | None:
-    return _text(request, name) if request.args.get(name) else None
-
-
-def _choice(
-    request: wrappers.Request,
-    name: str,
-    allowed: tuple[str, ...],
-    default: str,
-) -> str:
-    value = request.args.get(name, default)
-    if value not in allowed:
-        raise _BadRequest(
-            f"argument {name!r} is {value!r}; expected one of {list(allowed)}"
-        )
-    return value
-
-
-def _number(
-    request: wrappers.Request, name: str, default: float | None
-) -> float | None:
-    raw = request.args.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        raise _BadRequest(
-            f"argument {name!r} is not a number: {raw!r}"
-        ) from None
-    if not math.isfinite(value):
-        raise _BadRequest(f"argument {name!r} must be finite, got {raw!r}")
-    return value
-
-
-def _integer(
-    request: wrappers.Request, name: str, default: int, low: int, high: int
-) -> int:
-    raw = request.args.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise _BadRequest(
-            f"argument {name!r} is not an integer: {raw!r}"
-        ) from None
-    if not low <= value <= high:
-        raise _BadRequest(
-            f"argument {name!r} must be in [{low}, {high}], got {value}"
-        )
-    return value
-
-
-def _runs(request: wrappers.Request) -> tuple[str, ...]:
-    """The repeated `run` argument."""
-    runs = tuple(request.args.getlist("run"))
-    if len(runs) > _MAX_RUNS:
-        raise _BadRequest(f"{len(runs)} runs named; at most {_MAX_RUNS}")
-    if any(not run or len(run) > _MAX_ARG_CHARS for run in runs):
-        raise _BadRequest("empty or overlong 'run' argument")
-    return runs
-
-
-def _scalar_query(request: wrappers.Request) -> api.ScalarQuery:
-    runs = _runs(request)
-    tag = _optional_text(request, "tag")
-    metric = _optional_text(request, "metric")
-    if (tag is None) == (metric is None):
-        raise _BadRequest("give exactly one of 'tag' and 'metric'")
-    smoothing = _number(request, "smoothing", 0.0)
-    assert smoothing is not None
-    if not 0.0 <= smoothing < 1.0:
-        raise _BadRequest(
-            f"argument 'smoothing' must be in [0, 1), got {smoothing}"
-        )
-    x_min, x_max = _number(request, "xMin", None), _number(
-        request, "xMax", None
-    )
-    if (x_min is None) != (x_max is None):
-        raise _BadRequest("give both 'xMin' and 'xMax', or neither")
-    x_range = None if x_min is None or x_max is None else (x_min, x_max)
-    if x_range is not None and x_range[0] > x_range[1]:
-        raise _BadRequest(f"xMin {x_min} is above xMax {x_max}")
-    return api.ScalarQuery(
-        runs=runs,
-        tag=tag,
-        metric=metric,
-        x=_choice(request, "x", AXES, "step"),
-        smoothing=smoothing,
-        smoothing_mode=_choice(
-            request, "smoothingMode", tuple(SMOOTHING_MODES), "ema"
-        ),
-        points=_integer(request, "points", DEFAULT_POINTS, 1, MAX_POINTS),
-        baseline=_optional_text(request, "baseline"),
-        diff_mode=_choice(request, "diffMode", tuple(DIFF_MODES), "difference"),
-        x_range=x_range,
-        attempts=_choice(request, "attempts", ATTEMPT_MODES, "current"),
-        batch_values=_choice(request, "batchValues", BATCH_VIEWS, "logged"),
-        encoding=_choice(request, "encoding", api.SCALAR_ENCODINGS, "json"),
-        **_aggregate_args(request),
-    )
-
-
-def _aggregate_args(request: wrappers.Request) -> dict[str, Any]:
-    """groupBy, aggregate, band, baselineGroup and includeSeries."""
-    group_by = request.args.get("groupBy") or "group"
-    if len(group_by) > _MAX_ARG_CHARS:
-        raise _BadRequest("argument 'groupBy' is too long")
-    center = _choice(request, "aggregate", aggregate.AGGREGATES, "none")
-    band = _choice(request, "band", aggregate.BANDS, "none")
-    baseline_group = _optional_text(request, "baselineGroup")
-    include = _choice(
-        request, "includeSeries", ("1", "0", "true", "false"), "1"
-    )
-    if center == "none" and (band != "none" or baseline_group is not None):
-        raise _BadRequest("'band' and 'baselineGroup' need an 'aggregate'")
-    if baseline_group is not None and request.args.get("diffMode") == "ratio":
-        raise _BadRequest("a group baseline draws differences only")
-    return {
-        "group_by": groups.check_group_by(group_by),
-        "aggregate": center,
-        "band": band,
-        "baseline_group": baseline_group,
-        "include_series": include in ("1", "true"),
-    }
-
-
-def _histogram_query(request: wrappers.Request) -> api.HistogramQuery:
-    return api.HistogramQuery(
-        run_a=_text(request, "runA"),
-        tag_a=_text(request, "tagA"),
-        run_b=_text(request, "runB"),
-        tag_b=_text(request, "tagB"),
-        x=_choice(request, "x", AXES, "step"),
-        bins=_integer(
-            request, "bins", histdiff.DEFAULT_BINS, 1, histdiff.MAX_BINS
-        ),
-    )
-
-
-def _anomaly_query(request: wrappers.Request) -> AnomalyQuery:
-    runs = _runs(request)
-    tag = _optional_text(request, "tag")
-    metric = _optional_text(request, "metric")
-    if tag is not None and metric is not None:
-        raise _BadRequest("give at most one of 'tag' and 'metric'")
-    kinds = None
-    raw = request.args.getlist("kinds")
-    if sum(len(value) for value in raw) > _MAX_ARG_CHARS:
-        raise _BadRequest("argument 'kinds' is too long")
-    listed = [k.strip() for value in raw for k in value.split(",") if k.strip()]
-    if listed:  # absent or empty: every kind
-        kinds = frozenset(parse_kinds(listed))
-    return AnomalyQuery(
-        runs=runs,
-        tag=tag,
-        metric=metric,
-        kinds=kinds,
-        x=_choice(request, "x", AXES, "step"),
-    )
-
-
-def _checked_mutation(request: wrappers.Request) -> None:
-    """Refuses a mutating request a cross-site page could have sent."""
-    if request.headers.get("X-XSRF-Protected") != "1":
-        raise _Forbidden("missing header X-XSRF-Protected: 1")
-    if request.mimetype != "application/json":
-        raise _Forbidden(
-            f"Content-Type must be application/json, not {request.mimetype!r}"
-        )
-
-
-def _json_body(request: wrappers.Request) -> Any:
-    _checked_mutation(request)
-    length = request.content_length
-    if length is not None and length > _MAX_BODY_BYTES:
-        raise _BadRequest(f"body of {length} bytes exceeds {_MAX_BODY_BYTES}")
-    raw = request.get_data(cache=False)
-    if len(raw) > _MAX_BODY_BYTES:
-        raise _BadRequest(f"body exceeds {_MAX_BODY_BYTES} bytes")
-    try:
-        return strict_json.loads(raw)
-    except strict_json.JsonError as error:
-        raise _BadRequest(f"body is not acceptable JSON: {error}") from None
+        return _answer(request, find)
 
 
 # Responses.
@@ -552,7 +394,7 @@ def _answer(
     """Runs a route's work and maps its errors to JSON answers."""
     try:
         result = compute()
-    except _Forbidden as error:
+    except args.Forbidden as error:
         return _error(request, 403, str(error))
     except api.NotFound as error:
         return _error(request, 404, str(error.args[0] if error.args else error))
@@ -566,6 +408,10 @@ def _answer(
         SettingsUnavailable,
     ) as error:
         return _error(request, 503, str(error))
+    except Busy as error:
+        response = _error(request, 429, str(error))
+        response.headers["Retry-After"] = "5"
+        return response
     if isinstance(result, wrappers.Response):
         return result
     if isinstance(result, api.Encoded):
@@ -580,6 +426,52 @@ def _answer(
             )
         return http_util.Respond(request, result.data, "application/json")
     return _json(request, result)
+
+
+def _gone(request: wrappers.Request) -> Callable[[], bool]:
+    """Whether the client of `request` has gone away (checked on call)."""
+    return peer_gone(request.environ.get("werkzeug.socket"))
+
+
+def _streamed(
+    request: wrappers.Request,
+    pieces: Iterator[str],
+    content_type: str,
+    *,
+    release: Callable[[], None],
+    disposition: str,
+) -> wrappers.Response:
+    """A body sent as it is made, never held whole; `release` runs once
+    when it is done or the client went away (the server then stops
+    iterating and closes the generator)."""
+    released = threading.Event()
+
+    def release_once() -> None:
+        if not released.is_set():
+            released.set()
+            release()
+
+    def body() -> Iterator[bytes]:
+        try:
+            for piece in pieces:
+                yield piece.encode("utf-8")
+        finally:
+            release_once()
+
+    response = wrappers.Response(
+        response=None if request.method == "HEAD" else body(),
+        status=200,
+        content_type=content_type,
+        direct_passthrough=True,
+        headers=[
+            ("X-Content-Type-Options", "nosniff"),
+            ("Expires", "0"),
+            ("Cache-Control", "no-cache, must-revalidate"),
+            ("Content-Disposition", disposition),
+        ],
+    )
+    response.call_on_close(release_once)
+    return response
 
 
 def _uncompressed_json(

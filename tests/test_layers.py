@@ -27,7 +27,16 @@ ALLOWED = {
     "sources": {"sources", "cache", "ingest", "store", "settings", "core"},
     "api": {"api", "sources", "store", "settings", "core"},
     "wiring": {"api", "sources", "ingest", "store", "settings", "core"},
-    "plugin": {"wiring", "api", "sources", "store", "settings", "core"},
+    "route_args": {"api", "core"},
+    "plugin": {
+        "route_args",
+        "wiring",
+        "api",
+        "sources",
+        "store",
+        "settings",
+        "core",
+    },
     "cli": {"cli", "wiring", "api", "settings", "core"},
     # The Python API (`tb_multiframework.read`): a front door beside the
     # routes and the CLI, on the same wiring and api.

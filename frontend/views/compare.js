@@ -133,11 +133,19 @@ class CompareView {
    */
   _baselineCandidates(s, selected) {
     if (s.tag) {
-      return selected.filter((run) =>
-        this.ctx.catalog
-          .run(run)
-          ?.scalarTags.includes(/** @type {string} */ (s.tag)),
-      );
+      return selected.filter((run) => {
+        const info = this.ctx.catalog.run(run);
+        if (!info) return false;
+        // `runs` lists a bounded number of tags a run (scalarTagCount says
+        // how many it has): past the list, the server decides.
+        const listedAll =
+          (info.scalarTagCount ?? info.scalarTags.length) <=
+          info.scalarTags.length;
+        return (
+          info.scalarTags.includes(/** @type {string} */ (s.tag)) ||
+          !listedAll
+        );
+      });
     }
     const entry = this.metricPicker.metrics?.find((m) => m.key === s.metric);
     if (!entry) return [];

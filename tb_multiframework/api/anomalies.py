@@ -34,6 +34,7 @@ from tb_multiframework.core.aggregation import (
 )
 from tb_multiframework.core.anomalies import Anomaly
 from tb_multiframework.core.axes import EpochMap, axis_values
+from tb_multiframework.core.budget import Budget
 from tb_multiframework.core.direction import (
     is_counter,
     is_learning_rate,
@@ -55,6 +56,10 @@ _RUNNING_MEAN_SKIPS = frozenset({"spike", "oscillation", "plateau", "cliff"})
 
 class NotFoundError(LookupError):
     """An unknown run, tag or metric."""
+
+
+class _Deferred(Exception):
+    """A result not computed: the request's work budget is spent."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,11 +134,22 @@ class AnomalyFinder:
         self._store = store
         self._lock = threading.Lock()
         self._cache: dict[Hashable, tuple[Hashable, Any]] = {}
+        self._local = threading.local()  # this request's budget
 
     # The answer.
 
-    def payload(self, view: RunsView, query: AnomalyQuery) -> dict[str, Any]:
+    def payload(
+        self,
+        view: RunsView,
+        query: AnomalyQuery,
+        budget: Budget | None = None,
+    ) -> dict[str, Any]:
         """The `GET anomalies` answer for a query.
+
+        Args:
+          budget: how long new results may be computed (kept ones cost
+            nothing); series left when it runs out are counted in
+            `pending` and looked at by the next request. None: no limit.
 
         Raises:
             NotFoundError: an unknown run, tag or metric.
@@ -142,7 +158,13 @@ class AnomalyFinder:
         wanted = core.parse_kinds(query.kinds)
         self.forget_missing(view.summaries)
         targets = self._targets(view, query)
-        findings = self._findings(view, targets)
+        self._local.budget = budget
+        self._local.deferred = set()
+        try:
+            findings = self._findings(view, targets)
+        finally:
+            deferred = self._local.deferred
+            self._local.budget = self._local.deferred = None
         entries: list[tuple[str, str, Anomaly]] = []
         counts: dict[str, int] = {run: 0 for run, _ in targets}
         for run, tag in targets:
@@ -163,6 +185,9 @@ class AnomalyFinder:
             "total": total,
             "truncated": total > len(entries),
             "series": len(targets),
+            # Series whose findings are not in this answer yet: the work
+            # budget ran out first; ask again for the rest.
+            "pending": len(deferred),
         }
 
     def _targets(
@@ -232,25 +257,51 @@ class AnomalyFinder:
         )
         wanted_runs = {run for run, _ in targets}
         lr_sources = self._lr_sources(view)
+        deferred = self._local.deferred
+        budget = getattr(self._local, "budget", None)
         for run, tag in targets:
+            if (
+                budget is not None
+                and not budget.alive()
+                and not self._kept(("series", run, tag))
+            ):
+                # Out of budget: not even the series' preamble (its metric
+                # name, aggregation) is worked out; the next request will.
+                deferred.add((run, tag))
+                continue
             lr_source = None if is_learning_rate(tag) else lr_sources[run]
-            found[(run, tag)].extend(self._series(view, run, tag, lr_source))
+            try:
+                found[(run, tag)].extend(
+                    self._series(view, run, tag, lr_source)
+                )
+            except _Deferred:
+                deferred.add((run, tag))
         for train, val in self._pairs(view):
             if train[0] not in wanted_runs and val[0] not in wanted_runs:
                 continue
-            on_train, on_val = self._pair(view, train, val)
+            try:
+                on_train, on_val = self._pair(view, train, val)
+            except _Deferred:
+                deferred.update((train, val))
+                continue
             found[train].extend(on_train)
             found[val].extend(on_val)
         for members, tag in self._groups(view):
             if not wanted_runs.intersection(members):
                 continue
-            for run, items in zip(members, self._group(view, members, tag)):
+            try:
+                results = self._group(view, members, tag)
+            except _Deferred:
+                deferred.update((run, tag) for run in members)
+                continue
+            for run, items in zip(members, results):
                 found[(run, tag)].extend(items)
         asked = set(targets)
+        deferred &= asked
         return {
             key: core.resolve(items)
             for key, items in found.items()
-            if key in asked
+            if key in asked and key not in deferred
         }
 
     def _remember(
@@ -260,10 +311,18 @@ class AnomalyFinder:
             cached = self._cache.get(key)
         if cached is not None and cached[0] == version:
             return cached[1]
+        budget = getattr(self._local, "budget", None)
+        if budget is not None and not budget.alive():
+            raise _Deferred
         value = compute()
         with self._lock:
             self._cache[key] = (version, value)
         return value
+
+    def _kept(self, key: Hashable) -> bool:
+        """Whether a result is kept under `key` (of whatever version)."""
+        with self._lock:
+            return key in self._cache
 
     def forget_missing(self, runs: Iterable[str]) -> None:
         """Drops what was kept for runs that no longer exist."""

@@ -10,15 +10,21 @@ this module writes it out:
   its gzip form made on first use;
 - `pack_arrays`: the scalars answer's numeric arrays as base64 of their
   little-endian values (`encoding=b64`, docs/api.md);
-- `csv_safe_cell`: export cells a spreadsheet never runs as formulas.
+- `csv_safe_cell`: export cells a spreadsheet never runs as formulas;
+- `csv_chunks`, `json_chunks`: an export's rows as text pieces of about
+  64 KiB, made as they are sent (an export is never held whole).
 """
 
 from __future__ import annotations
 
 import base64
+import csv
 import gzip
+import io
+import itertools
 import json
 import math
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -167,3 +173,58 @@ def csv_safe_cell(value: Any) -> Any:
     if isinstance(value, str) and value.startswith(_FORMULA_STARTS):
         return "'" + value
     return value
+
+
+_CHUNK_ROWS = 2048  # export rows written per piece of text
+
+
+def csv_chunks(
+    columns: Sequence[str], rows: Iterable[Sequence[Any]], *, safe: bool
+) -> Iterator[str]:
+    """CSV text with RFC 4180 line ends, a piece at a time.
+
+    Args:
+      safe: pass text cells through `csv_safe_cell` (names that could be
+        read as formulas).
+    """
+    out = io.StringIO()
+    # RFC 4180 line ends: a CR inside a name is then quoted too.
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(columns)
+    iterator = iter(rows)
+    while True:
+        batch = list(itertools.islice(iterator, _CHUNK_ROWS))
+        if safe:
+            batch = [[csv_safe_cell(v) for v in row] for row in batch]
+        writer.writerows(batch)
+        text = out.getvalue()
+        if text:
+            yield text
+        if len(batch) < _CHUNK_ROWS:
+            return
+        out.seek(0)
+        out.truncate()
+
+
+def json_chunks(
+    x: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]
+) -> Iterator[str]:
+    """`{"x", "columns", "rows": [[...], ...]}`, a piece at a time;
+    non-finite numbers as their names (`finite_or_name`)."""
+    yield json.dumps(
+        {"x": x, "columns": list(columns)}, separators=(",", ":")
+    )[:-1] + ',"rows":['
+    iterator = iter(rows)
+    first = True
+    while True:
+        batch = [
+            [finite_or_name(v) for v in row]
+            for row in itertools.islice(iterator, _CHUNK_ROWS)
+        ]
+        if batch:
+            text = json.dumps(batch, allow_nan=False, separators=(",", ":"))
+            yield ("" if first else ",") + text[1:-1]
+            first = False
+        if len(batch) < _CHUNK_ROWS:
+            break
+    yield "]}"

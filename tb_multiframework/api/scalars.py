@@ -9,19 +9,17 @@ store and the runs' `Context`: which (run, tag) series a query names
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import functools
-import io
-import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tb_multiframework.api import experiments
 from tb_multiframework.api.context import Context, NotFound, epoch_source
 from tb_multiframework.api.encoding import (
+    csv_chunks,
     csv_safe_cell,
-    finite_or_name,
+    json_chunks,
     pack_arrays,
 )
 from tb_multiframework.api.placed import PlacedCache
@@ -240,11 +238,17 @@ class ScalarAnswers:
             ),
         )
 
-    def export(self, query: ScalarQuery, fmt: str) -> tuple[str, str]:
+    def export(
+        self, query: ScalarQuery, fmt: str
+    ) -> tuple[Iterator[str], str]:
         """`GET export`: every aligned point as CSV or JSON text.
 
+        Every argument is checked before this returns (a bad one raises
+        here); the text is then made as it is read, a piece at a time, so
+        an export of millions of rows is never held whole.
+
         Returns:
-          (body, content type).
+          (pieces of the body, content type).
         """
         selections, _ = self.selections(query)
         selections, _ = self._batch_view(self._context(), selections, query)
@@ -285,25 +289,10 @@ class ScalarAnswers:
                 "narrow the x range or the runs"
             )
         if fmt == "csv":
-            out = io.StringIO()
-            # RFC 4180 line ends: a CR inside a name is then quoted too.
-            writer = csv.writer(out, lineterminator="\r\n")
-            writer.writerow(columns)
             names = {n for s in selections for n in (s.run.run, s.tag)}
-            if any(csv_safe_cell(n) != n for n in names):
-                rows = ([csv_safe_cell(v) for v in row] for row in rows)
-            writer.writerows(rows)
-            return out.getvalue(), "text/csv"
-        body = json.dumps(
-            {
-                "x": query.x,
-                "columns": list(columns),
-                "rows": [[finite_or_name(v) for v in row] for row in rows],
-            },
-            allow_nan=False,
-            separators=(",", ":"),
-        )
-        return body, "application/json"
+            safe = any(csv_safe_cell(n) != n for n in names)
+            return csv_chunks(columns, rows, safe=safe), "text/csv"
+        return json_chunks(query.x, columns, rows), "application/json"
 
     def selections(
         self, query: ScalarQuery

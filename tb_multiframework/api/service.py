@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import collections
 import threading
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from tb_multiframework.api import experiments
+from tb_multiframework.api import catalog, experiments
 from tb_multiframework.api.anomalies import (
     AnomalyFinder,
     AnomalyQuery,
@@ -54,6 +54,7 @@ from tb_multiframework.api.speed import series_of, speed_json, with_speed
 from tb_multiframework.api.views import resume_note, run_attempts
 from tb_multiframework.core import layouts, safe_regex
 from tb_multiframework.core.axes import EpochMap
+from tb_multiframework.core.budget import Budget
 from tb_multiframework.core.compare import Selection
 from tb_multiframework.core.types import TRAINERS, Excluded
 from tb_multiframework.settings.config import Config, ConfigFile
@@ -79,6 +80,7 @@ __all__ = [
 ]
 
 _CACHE_ENTRIES = 64  # answers kept per data version
+ANOMALY_SECONDS = 5.0  # new anomaly results one request computes, at most
 
 
 class LayoutsUnavailable(Exception):
@@ -110,6 +112,9 @@ class Api:
         self._layout_store = layout_store
         self._layout_path_reason = layout_path_reason
         self._lock = threading.Lock()
+        # Guards the context; `_building` while one request builds it.
+        self._built = threading.Condition(self._lock)
+        self._building = False
         self._context_key: tuple[Any, ...] | None = None
         self._context_value: Context | None = None
         self._cache: collections.OrderedDict[Hashable, Any] = (
@@ -129,14 +134,36 @@ class Api:
         return self._config_file.config
 
     def _context(self) -> Context:
+        """The context of the current data version and config.
+
+        Built outside the lock every request takes (building reads every
+        changed run: hundreds of milliseconds with a writer appending), by
+        one request at a time; meanwhile others are answered from the
+        previous context, a consistent older version, instead of waiting.
+        """
         config = self._config()
         key = (self._store.version, config)
-        with self._lock:
-            if self._context_key != key or self._context_value is None:
-                self._context_value = self._contexts.build(config)
-                self._context_key = key
-                self._cache.clear()
-            return self._context_value
+        with self._built:
+            while True:
+                if self._context_key == key and self._context_value is not None:
+                    return self._context_value
+                if not self._building:
+                    self._building = True
+                    break
+                if self._context_value is not None:
+                    return self._context_value  # the previous version
+                self._built.wait()
+        try:
+            value = self._contexts.build(config)
+        finally:
+            with self._built:
+                self._building = False
+                self._built.notify_all()
+        with self._built:
+            self._context_value = value
+            self._context_key = key
+            self._cache.clear()
+        return value
 
     def _cached(
         self,
@@ -144,14 +171,22 @@ class Api:
         compute: Callable[[], Any],
         *,
         compress: bool = True,
+        keep: Callable[[Any], bool] | None = None,
     ) -> Encoded:
-        self._context()  # clears the cache when the data changed
+        ctx = self._context()  # clears the cache when the data changed
         with self._lock:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        value = Encoded(encode_json(compute()), compress=compress)
+        payload = compute()
+        value = Encoded(encode_json(payload), compress=compress)
+        if keep is not None and not keep(payload):
+            return value
         with self._lock:
+            if self._context_value is not ctx:
+                # A newer context arrived while this was computed: the
+                # cache is now that one's; this answer may be older.
+                return value
             self._cache[key] = value
             while len(self._cache) > _CACHE_ENTRIES:
                 self._cache.popitem(last=False)
@@ -159,8 +194,13 @@ class Api:
 
     # Runs and metrics.
 
-    def runs(self) -> dict[str, Any]:
-        """`GET runs`: the run catalog."""
+    def runs(self, *, all_tags: bool = False) -> dict[str, Any]:
+        """`GET runs`: the run catalog.
+
+        Args:
+          all_tags: list every tag of each run (else the first
+            `catalog.MAX_LISTED_TAGS` of each kind, with the counts).
+        """
         ctx = self._context()
         loader = self._loader
         stats = loader.last_stats if loader is not None else None
@@ -175,12 +215,14 @@ class Api:
                 ),
             )
             if e
-        ] + list(ctx.errors)
+        ] + list(ctx.errors) + list(getattr(loader, "problems", ()))
         return {
             "runs": [
                 with_speed(
                     {
-                        **self._run_entry(ctx, summary, ctx.epoch_maps[run]),
+                        **self._run_entry(
+                            ctx, summary, ctx.epoch_maps[run], all_tags
+                        ),
                         **ctx.experiments.run_fields(run),
                     },
                     ctx.speed.runs.get(run),
@@ -199,9 +241,17 @@ class Api:
         }
 
     def _run_entry(
-        self, ctx: Context, summary: RunSummary, emap: EpochMap | Excluded
+        self,
+        ctx: Context,
+        summary: RunSummary,
+        emap: EpochMap | Excluded,
+        all_tags: bool,
     ) -> dict[str, Any]:
         entry = _run_entry(summary, emap)
+        for kind in ("scalar", "histogram"):
+            shown, count = catalog.listed(entry[f"{kind}Tags"], all_tags)
+            entry[f"{kind}Tags"] = shown
+            entry[f"{kind}TagCount"] = count
         meta = summary.meta
         override = ctx.config.for_run(meta.run)
         trainer = ctx.infos[meta.run].trainer
@@ -248,31 +298,61 @@ class Api:
             raise ValueError(self._config_file.error)
         return saved
 
-    def metrics(self) -> dict[str, Any]:
-        """`GET metrics`: the cross-framework metric index."""
+    def metrics(
+        self,
+        *,
+        search: str = "",
+        runs: tuple[str, ...] = (),
+        keys: tuple[str, ...] = (),
+        offset: int = 0,
+        limit: int | None = None,
+    ) -> dict[str, Any]:
+        """`GET metrics`: the cross-framework metric index, or a page of it
+        (`catalog.metric_page`; without `limit`, every entry)."""
         ctx = self._context()
-        return {
-            "metrics": [
+
+        def members(entry: Any) -> list[dict[str, Any]]:
+            return [
                 {
-                    "key": key,
-                    "name": entry.name,
-                    "level": entry.level,
-                    "members": [
-                        {
-                            "run": m.run,
-                            "tag": m.tag,
-                            "level": m.level,
-                            "derivation": m.derivation,
-                            **_split_json(ctx, m.run, m.tag),
-                            "aliases": list(m.aliases),
-                            **aggregation_json(ctx, m.run, m.tag),
-                        }
-                        for m in entry.members
-                    ],
+                    "run": m.run,
+                    "tag": m.tag,
+                    "level": m.level,
+                    "derivation": m.derivation,
+                    **_split_json(ctx, m.run, m.tag),
+                    "aliases": list(m.aliases),
+                    **aggregation_json(ctx, m.run, m.tag),
                 }
-                for key, entry in ctx.metrics.items()
+                for m in entry.members
             ]
-        }
+
+        return catalog.metric_page(
+            ctx,
+            member_json=members,
+            search=search,
+            runs=runs,
+            keys=keys,
+            offset=offset,
+            limit=limit,
+        )
+
+    def cached_page(self, route: str, **arguments: Any) -> Encoded:
+        """`metrics` or `tags` (a page), kept per arguments and data version."""
+        compute = self.metrics if route == "metrics" else self.tags
+        key = (route, tuple(sorted(arguments.items())))
+        return self._cached(key, lambda: compute(**arguments))
+
+    def tags(
+        self,
+        *,
+        search: str = "",
+        runs: tuple[str, ...] = (),
+        offset: int = 0,
+        limit: int = catalog.DEFAULT_TAG_PAGE,
+    ) -> dict[str, Any]:
+        """`GET tags`: a page of every scalar tag (`catalog.tag_page`)."""
+        return catalog.tag_page(
+            self._context(), search=search, runs=runs, offset=offset, limit=limit
+        )
 
     def speed(self, runs: tuple[str, ...]) -> Encoded:
         """`GET speed`: each run's speed derived from wall time."""
@@ -327,11 +407,13 @@ class Api:
             entry.key, entry.name, members, series, ctx.experiments
         )
 
-    def export(self, query: ScalarQuery, fmt: str) -> tuple[str, str]:
+    def export(
+        self, query: ScalarQuery, fmt: str
+    ) -> tuple[Iterator[str], str]:
         """`GET export`: every aligned point as CSV or JSON text.
 
         Returns:
-          (body, content type).
+          (pieces of the body, made as they are read; content type).
         """
         return self._scalar_answers.export(query, fmt)
 
@@ -413,7 +495,9 @@ class Api:
             raise NotFound(f"no layout named {name!r}")
         return {"deleted": name}
 
-    def preview_layout(self, body: Any) -> dict[str, Any]:
+    def preview_layout(
+        self, body: Any, *, should_stop: Callable[[], bool] | None = None
+    ) -> dict[str, Any]:
         """`POST layout_preview`: what each chart's regexes match now.
 
         The layout may be half-written (its problem is in the answer), but
@@ -428,7 +512,10 @@ class Api:
             for run, summary in sorted(ctx.summaries.items())
             for tag in (*summary.scalar_tags, *ctx.speed.derived_tags(run))
         ]
-        return layouts.preview_to_json(layouts.preview_layout(obj, candidates))
+        budget = Budget(layouts.MAX_PREVIEW_TESTS, should_stop=should_stop)
+        return layouts.preview_to_json(
+            layouts.preview_layout(obj, candidates, budget=budget)
+        )
 
     def _writable_layouts(self) -> LayoutStore:
         if self._layout_store is None:
@@ -467,17 +554,34 @@ class Api:
 
     # Anomalies.
 
-    def anomalies(self, query: AnomalyQuery) -> Encoded:
-        """`GET anomalies`: the flagged ranges of the series asked for."""
+    def anomalies(
+        self,
+        query: AnomalyQuery,
+        *,
+        should_stop: Callable[[], bool] | None = None,
+    ) -> Encoded:
+        """`GET anomalies`: the flagged ranges of the series asked for.
+
+        New results are computed for at most `ANOMALY_SECONDS` (kept ones
+        cost nothing): the rest are `pending`, for the next request, and
+        such a partial answer is not kept.
+        """
+        budget = Budget(
+            float("inf"), seconds=ANOMALY_SECONDS, should_stop=should_stop
+        )
         return self._cached(
-            ("anomalies", query), lambda: self.anomaly_payload(query)
+            ("anomalies", query),
+            lambda: self.anomaly_payload(query, budget=budget),
+            keep=lambda payload: not payload["pending"],
         )
 
-    def anomaly_payload(self, query: AnomalyQuery) -> dict[str, Any]:
+    def anomaly_payload(
+        self, query: AnomalyQuery, *, budget: Budget | None = None
+    ) -> dict[str, Any]:
         """The `GET anomalies` answer as a dict (for callers without HTTP,
-        such as a command line)."""
+        such as a command line: no budget, every series looked at)."""
         try:
-            payload = self._anomalies.payload(self._context(), query)
+            payload = self._anomalies.payload(self._context(), query, budget)
         except NotFoundError as error:
             raise NotFound(str(error)) from None
         payload["dataVersion"] = self._store.version

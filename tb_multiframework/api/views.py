@@ -70,10 +70,9 @@ def superseded_selections(
     for sel in selections:
         if derived_name(sel.tag) is not None:
             continue
-        found = store.scalar_attempts(sel.run.run, sel.tag)
+        every, found = store.scalar_view(sel.run.run, sel.tag)
         if found is None or bool(found.current.all()):
             continue
-        every = store.scalars(sel.run.run, sel.tag)
         hidden = ~found.current
         for attempt in np.unique(found.attempts[hidden]).tolist():
             keep = hidden & (found.attempts == attempt)
@@ -181,10 +180,10 @@ def current_attempts(store: Store, run: str, tag: str) -> dict[int, int]:
     """Attempt of each current point, by step (one current point a step)."""
     if derived_name(tag) is not None:
         return {}
-    found = store.scalar_attempts(run, tag)
+    every, found = store.scalar_view(run, tag)
     if found is None:
         return {}
-    steps = store.scalars(run, tag).steps[found.current]
+    steps = every.steps[found.current]
     return dict(
         zip(steps.tolist(), found.attempts[found.current].tolist(), strict=True)
     )

@@ -5,7 +5,7 @@ Layout, under the cache directory (`--tbmf_cache_dir`, default
 ```
 <sha256 of the logdir's real path, 16 hex>/
   logdir.txt           the logdir, for people
-  index.json           {"format", "plugin", "runs": {run: Entry}}
+  index.json           {"format", "plugin", "logdir", "runs": {run: Entry}}
   lock                 flock()ed by a process writing
   <run hash>-<generation>-<n>.seg   a run's segments (see segments.py)
 ```
@@ -27,7 +27,12 @@ open them).
 
 Nothing read from here is trusted: a bad index, a missing or corrupt
 segment, another format version or plugin version drops the entry (or the
-cache) with a log line, and the run is read from its files.
+cache) with a log line, and the run is read from its files. Every entry is
+bound to its logdir and run: the index names the logdir's real path (a
+cache copied from another logdir is not used), each segment's header names
+the logdir and the run it holds (an index whose segment lists were swapped
+or edited drops those entries), and the loader uses a reader state only
+when its files are that run's files (`loader_cache`).
 """
 
 from __future__ import annotations
@@ -94,6 +99,7 @@ class LogdirCache:
 
     def __init__(self, root: str, logdir: str) -> None:
         real = os.path.realpath(logdir)
+        self.logdir = real
         self.directory = os.path.join(root, _digest(real)[:16])
         os.makedirs(self.directory, exist_ok=True)
         label = os.path.join(self.directory, "logdir.txt")
@@ -129,6 +135,11 @@ class LogdirCache:
                 raise ValueError(f"cache format {index.get('format')!r}")
             if index.get("plugin") != __version__:
                 raise ValueError(f"written by plugin {index.get('plugin')!r}")
+            if index.get("logdir") != self.logdir:
+                raise ValueError(
+                    f"written for the logdir {index.get('logdir')!r}, not "
+                    f"{self.logdir!r}"
+                )
             runs = index["runs"]
             if not isinstance(runs, dict):
                 raise ValueError("no runs table")
@@ -154,6 +165,10 @@ class LogdirCache:
                 read_segment(os.path.join(self.directory, name))
                 for name in names
             ]
+            for name, (meta, _) in zip(names, segments):
+                owner = meta.get("owner") if isinstance(meta, dict) else None
+                if owner != {"logdir": self.logdir, "run": run}:
+                    raise CacheError(f"{name} holds {owner!r}, not this run")
         except (CacheError, OSError, KeyError, TypeError) as error:
             self._drop(run, str(error))
             return False
@@ -244,6 +259,7 @@ class LogdirCache:
             base = None  # rewrite the run as one segment
         since = self._progress.get(run, Progress()) if base else Progress()
         meta, arrays, progress = export_run(store, run, since)
+        meta["owner"] = {"logdir": self.logdir, "run": run}
         generation = str(base["generation"]) if base else _new_id()
         segments = list(base["segments"]) if base else []
         gained = meta["scalars"] or meta["histograms"] or meta["layouts"]
@@ -270,6 +286,7 @@ class LogdirCache:
                     {
                         "format": FORMAT_VERSION,
                         "plugin": __version__,
+                        "logdir": self.logdir,
                         "runs": entries,
                     },
                     out,

@@ -76,10 +76,24 @@ class LoaderCache:
         self._written: dict[str, tuple[Any, int]] = {}  # run -> state, bytes
         self._last_write = time.monotonic()
 
-    def restore(self, target: Any, runs: Iterable[str]) -> None:
-        """Puts back the cached runs among `runs` the loader does not have."""
+    def restore(
+        self, target: Any, found: Iterable[tuple[str, str, str, str]]
+    ) -> None:
+        """Puts back the cached runs among those found that the loader does
+        not have.
+
+        Args:
+          found: (run, file name, path, format) of every log file on disk.
+          An entry is used only when every file its reader state names is
+          one of its run's files found here, at the same path: a cache
+          copied from another logdir, or entries swapped between runs,
+          would otherwise serve (and keep reading) other files.
+        """
         store = target._store
-        for run in sorted(set(runs) - set(target._runs)):
+        paths: dict[str, dict[str, str]] = {}
+        for run, name, path, _ in found:
+            paths.setdefault(run, {})[name] = path
+        for run in sorted(set(paths) - set(target._runs)):
             data = self.cache.entry_state(run)
             if data is None:
                 continue
@@ -87,6 +101,15 @@ class LoaderCache:
                 state = load(data["reader"], _STATE_CLASSES)
                 if not isinstance(state, loader._RunState) or state.run != run:
                     raise SnapshotError("not this run's reader state")
+                foreign = [
+                    name
+                    for name, file in state.files.items()
+                    if getattr(file, "path", None) != paths[run].get(name)
+                ]
+                if foreign:
+                    raise SnapshotError(
+                        f"files not of this run here: {sorted(foreign)[:3]}"
+                    )
             except (SnapshotError, KeyError, TypeError) as error:
                 self.cache.forget(run, f"reader state: {error}")
                 continue

@@ -3,7 +3,7 @@
 `export_run` takes what a run gained since a `Progress` (points per scalar
 tag, histograms per histogram tag, layouts); `import_segments` puts a run's
 segments back into the store in order, scalar blocks as they are in the
-file (memory-mapped, never copied), histograms as views into it.
+file (one copy in memory per segment), histograms as views into it.
 """
 
 from __future__ import annotations

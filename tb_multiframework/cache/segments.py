@@ -1,4 +1,4 @@
-"""Segment files: numpy arrays plus a JSON header, checked, memory-mapped.
+"""Segment files: numpy arrays plus a JSON header, checked, read whole.
 
 Layout (little-endian):
 ```
@@ -9,15 +9,16 @@ padding to 64 bytes, then the data: each array 64-byte aligned
 ```
 A segment is written to a temporary file in its directory and renamed into
 place, so a reader sees a whole segment or none; two writers never share a
-temporary name. Reading maps the file and checks sizes and both CRCs before
-any array is handed out: a truncated, corrupt or foreign file raises
-`CacheError`, never yields data.
+temporary name. Reading copies the file into memory and checks sizes and
+both CRCs before any array is handed out: a truncated, corrupt or foreign
+file raises `CacheError`, never yields data. The file is not memory-mapped:
+a mapped file truncated by anyone while the server runs kills the process
+with SIGBUS on the next access, which no Python code can catch.
 """
 
 from __future__ import annotations
 
 import json
-import mmap
 import os
 import struct
 import tempfile
@@ -25,6 +26,8 @@ import zlib
 from typing import Any, Mapping
 
 import numpy as np
+
+from tb_multiframework.settings.regular import open_regular
 
 MAGIC = b"TBMFSEG\0"
 FORMAT_VERSION = 2  # 2: attempt trackers keep each tag's largest step
@@ -112,18 +115,21 @@ def write_segment(
 
 
 def read_segment(path: str) -> tuple[Any, dict[str, np.ndarray]]:
-    """Maps a segment and checks it; returns (meta, read-only arrays).
+    """Reads a segment and checks it; returns (meta, read-only arrays).
 
     Raises:
       CacheError: the file is not a whole, intact segment of this version.
       OSError: it cannot be opened.
     """
-    with open(path, "rb") as handle:
+    with open_regular(path) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size < _PREFIX.size:
             raise CacheError(f"{path}: {size} bytes, too short")
-        mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    magic, version, header_bytes, header_crc = _PREFIX.unpack_from(mapped, 0)
+        raw = bytearray(size)
+        got = handle.readinto(raw)
+        if got != size or handle.read(1):
+            raise CacheError(f"{path}: changed while being read")
+    magic, version, header_bytes, header_crc = _PREFIX.unpack_from(raw, 0)
     if magic != MAGIC:
         raise CacheError(f"{path}: not a segment file")
     if version != FORMAT_VERSION:
@@ -133,11 +139,11 @@ def read_segment(path: str) -> tuple[Any, dict[str, np.ndarray]]:
         )
     if header_bytes > min(_MAX_HEADER_BYTES, size - _PREFIX.size):
         raise CacheError(f"{path}: header of {header_bytes} bytes")
-    raw = mapped[_PREFIX.size : _PREFIX.size + header_bytes]
-    if zlib.crc32(raw) != header_crc:
+    head = bytes(raw[_PREFIX.size : _PREFIX.size + header_bytes])
+    if zlib.crc32(head) != header_crc:
         raise CacheError(f"{path}: header checksum mismatch")
     try:
-        header = json.loads(raw.decode("utf-8"))
+        header = json.loads(head.decode("utf-8"))
         table = header["arrays"]
         data_bytes = int(header["dataBytes"])
         data_crc = int(header["dataCrc"])
@@ -149,7 +155,7 @@ def read_segment(path: str) -> tuple[Any, dict[str, np.ndarray]]:
             f"{path}: {size} bytes, the header says "
             f"{data_start + data_bytes}"
         )
-    data = memoryview(mapped)[data_start:]
+    data = memoryview(raw).toreadonly()[data_start:]  # read-only arrays
     if zlib.crc32(data) != data_crc:
         raise CacheError(f"{path}: data checksum mismatch")
     arrays = {}

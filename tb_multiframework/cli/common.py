@@ -272,16 +272,19 @@ def json_ready(value: Any) -> Any:
     return value
 
 
-def write_output(path: str | None, text: str) -> None:
-    """Writes a command's output to stdout, or atomically to a file.
+def write_output(path: str | None, text: str | Iterable[str]) -> None:
+    """Writes a command's output (text, or pieces of it) to stdout, or
+    atomically to a file.
 
     A failed write leaves an existing file as it was.
 
     Raises:
       UsageError: the file cannot be written.
     """
+    pieces = [text] if isinstance(text, str) else text
     if not path or path == "-":
-        sys.stdout.write(text)
+        for piece in pieces:
+            sys.stdout.write(piece)
         return
     target = os.path.abspath(path)
     directory = os.path.dirname(target)
@@ -290,7 +293,8 @@ def write_output(path: str | None, text: str) -> None:
     )
     try:
         with open(temp, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+            for piece in pieces:
+                handle.write(piece)
         os.replace(temp, target)
     except OSError as error:
         try:

@@ -94,7 +94,8 @@ def run(args: argparse.Namespace) -> int:
         print()
         print("\n".join(metric_block(comparison.to_json(), args.x)))
     for item in pairing.one_sided:
-        print(f"\n{item['metric']}: not in {common.printable(item['missing'])}")
+        metric = common.printable(item["metric"])
+        print(f"\n{metric}: not in {common.printable(item['missing'])}")
     return common.EXIT_OK
 
 
@@ -131,7 +132,8 @@ def metric_block(item: dict[str, Any], axis: str) -> list[str]:
     a, b = item["baseline"], item["candidate"]
     direction = _DIRECTIONS.get(item["direction"], "direction unknown")
     tags = f"A: {common.printable(a['tag'])}, B: {common.printable(b['tag'])}"
-    lines = [f"{item['metric']}  {direction}  ({tags})"]
+    metric = common.printable(item["metric"])
+    lines = [f"{metric}  {direction}  ({tags})"]
     for label, key in (("last", "last"), ("best", "best")):
         change = item[key]
         if change["baseline"] is None and change["candidate"] is None:

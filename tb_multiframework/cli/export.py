@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from tb_multiframework.cli import common
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     elif not runs:
         raise common.UsageError("--tag needs at least one --run")
     x_range = None if args.x_min is None else (args.x_min, args.x_max)
-    body, _ = stack.api.export(
+    pieces, _ = stack.api.export(
         ScalarQuery(
             runs=tuple(runs),
             tag=args.tag,
@@ -115,10 +116,22 @@ def run(args: argparse.Namespace) -> int:
         ),
         args.format,
     )
-    if not args.out and not body.endswith("\n"):
-        body += "\n"  # for the terminal; a file gets the route's bytes
-    common.write_output(args.out, body)
+    if not args.out:
+        pieces = _ending_with_newline(pieces)  # a file gets the route's bytes
+    common.write_output(args.out, pieces)
     return common.EXIT_OK
+
+
+def _ending_with_newline(pieces: Iterable[str]) -> Iterator[str]:
+    """The pieces, plus a newline if the text does not end with one (for
+    the terminal)."""
+    last = ""
+    for piece in pieces:
+        if piece:
+            last = piece
+            yield piece
+    if not last.endswith("\n"):
+        yield "\n"
 
 
 def metrics(stack: Any) -> list[dict[str, Any]]:

@@ -30,6 +30,7 @@ from tb_multiframework.cli.common import (
     UsageError,
     printable,
 )
+from tb_multiframework.cli.textfmt import TerminalText
 
 COMMANDS = (list_runs, diff, export, report, check, anomalies, open_tb)
 
@@ -97,6 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command; returns its exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    if sys.stdout.isatty() and not isinstance(sys.stdout, TerminalText):
+        sys.stdout = TerminalText(sys.stdout)
     try:
         return int(args.handler(args))
     except UsageError as error:

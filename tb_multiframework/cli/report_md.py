@@ -7,6 +7,7 @@ row.
 
 from __future__ import annotations
 
+import html
 import re
 
 from tb_multiframework.cli import common, selection, speed
@@ -121,16 +122,27 @@ def _config_lines(data: ReportData) -> list[str]:
     rows = selection.config_rows(data.config)
     if not rows:
         return [f"Config: {selection.config_summary(data.config)}.", ""]
+    # One raw HTML block, no blank line inside: CommonMark renderers (GitHub)
+    # and those that pass an HTML block through untouched (Python-Markdown)
+    # then both show it as written, and every value is HTML-escaped, so a
+    # `<script>` in a hyper-parameter is text in either.
     lines = [
-        f"<details><summary>Config: {selection.config_summary(data.config)}"
-        "</summary>",
-        "",
-        "| key | baseline | candidate |",
-        "|:--|:--|:--|",
+        "<details><summary>Config: "
+        f"{_html(selection.config_summary(data.config))}</summary>",
+        "<table>",
+        "<tr><th>key</th><th>baseline</th><th>candidate</th></tr>",
     ]
     for key, base, cand in rows:
-        lines.append(f"| {md_code(key)} | {md_code(base)} | {md_code(cand)} |")
-    return lines + ["", "</details>", ""]
+        cells = "".join(
+            f"<td><code>{_html(value)}</code></td>" for value in (key, base, cand)
+        )
+        lines.append(f"<tr>{cells}</tr>")
+    return lines + ["</table>", "</details>", ""]
+
+
+def _html(text: str) -> str:
+    """A name or value as inert HTML text (control characters escaped)."""
+    return html.escape(common.printable(str(text)), quote=True)
 
 
 def _pct(fraction: float) -> str:

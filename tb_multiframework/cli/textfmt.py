@@ -9,6 +9,7 @@ import math
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 MISSING = "—"
 
@@ -22,6 +23,41 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def printable_lines(text: str) -> str:
+    """Text for a terminal: lines kept, every other control, format (bidi
+    override, zero-width) or separator character escaped. A CR stays only
+    before a LF (CSV's line ends); a lone CR could overwrite a line."""
+    lines = text.split("\n")
+    out = []
+    for line in lines:
+        end = "\r" if line.endswith("\r") else ""
+        body = line[:-1] if end else line
+        out.append(
+            (body if body.isprintable() else printable(body.replace("\t", " ")))
+            + end
+        )
+    return "\n".join(out)
+
+
+class TerminalText:
+    """A text stream to a terminal that never passes escape sequences.
+
+    Names in the output come from the logs: an ESC, backspace or U+202E in
+    one must not drive or mislead the user's terminal, whichever code
+    printed it. Output to a pipe or a file is not wrapped (it is data).
+    """
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(printable_lines(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def format_value(value: float | None) -> str:

@@ -57,6 +57,7 @@ __all__ = [
 MAX_SELECTIONS = 100  # series per request
 FULL_RESOLUTION = None  # `points` that keeps every point (no downsampling)
 EXPORT_COLUMNS = ("x", "run", "tag", "step", "wall_time", "value", "smoothed")
+_EXPORT_CHUNK_ROWS = 8192  # export rows made at once
 
 
 def buckets_for(points: int) -> int:
@@ -309,22 +310,27 @@ def _export_rows(
         return
     xs = np.concatenate([p.x[k] for _, p, k in parts])
     which = np.concatenate(
-        [np.full(k.size, j) for j, (_, _, k) in enumerate(parts)]
+        [np.full(k.size, j, dtype=np.int32) for j, (_, _, k) in enumerate(parts)]
     )
-    within = np.concatenate([k for _, _, k in parts])
-    for r in np.lexsort((within, which, xs)).tolist():
-        i, p, _ = parts[int(which[r])]
-        k = int(within[r])
-        sel = selections[i]
-        yield ExportRow(
-            x=float(p.x[k]),
-            run=sel.run.run,
-            tag=sel.tag,
-            step=int(p.steps[k]),
-            wall_time=float(p.wall_times[k]),
-            value=float(p.y[k]),
-            smoothed=float(p.smoothed[k]),
-        )
+    within = np.concatenate([k.astype(np.int32) for _, _, k in parts])
+    order = np.lexsort((within, which, xs))
+    del xs
+    # Rows are made a chunk at a time: the caller streams them, so no list
+    # of every row (Python objects, ~100 bytes each) is ever held.
+    for start in range(0, order.size, _EXPORT_CHUNK_ROWS):
+        chunk = order[start : start + _EXPORT_CHUNK_ROWS]
+        for j, k in zip(which[chunk].tolist(), within[chunk].tolist()):
+            i, p, _ = parts[j]
+            sel = selections[i]
+            yield ExportRow(
+                x=float(p.x[k]),
+                run=sel.run.run,
+                tag=sel.tag,
+                step=int(p.steps[k]),
+                wall_time=float(p.wall_times[k]),
+                value=float(p.y[k]),
+                smoothed=float(p.smoothed[k]),
+            )
 
 
 def _series_result(

@@ -157,6 +157,11 @@ class Regex:
         Raises:
           RegexError: the fallback engine ran out of time on this pattern.
         """
+        if self._tester is not None:
+            # RE2 answers in about a microsecond: remembering answers would
+            # cost more than asking again (the memo is for the fallback
+            # worker, where one answer costs a process round trip).
+            return self._tester(subjects, how)
         key: tuple[str, str, str] = (self._engine, self.pattern, how)
         with _ANSWERS_LOCK:
             known = {s: _ANSWERS.get((key, s)) for s in set(subjects)}
@@ -296,7 +301,10 @@ def _tester(pattern: str, translated: str, options: Any) -> Any:
         anchor = anchors[how]
         out = []
         for subject in subjects:
-            data = _encodable(subject).encode("utf-8")
+            try:
+                data = subject.encode("utf-8")
+            except UnicodeEncodeError:
+                data = _encodable(subject).encode("utf-8")
             out.append(match(anchor, data, 0, len(data))[0][0] != -1)
         return out
 

@@ -28,6 +28,7 @@ from google.protobuf.message import DecodeError
 from tensorboard.plugins.hparams import plugin_data_pb2
 
 from tb_multiframework.core.hparams import HParamSource, flatten
+from tb_multiframework.settings.regular import open_regular
 
 PLUGIN_NAME = "hparams"
 SESSION_START_TAG = "_hparams_/session_start_info"
@@ -127,7 +128,7 @@ def read_side_file(path: str, name: str) -> tuple[HParamSource | None, str]:
         size = os.path.getsize(path)
         if size > MAX_SIDE_FILE_BYTES:
             return None, f"{name}: larger than 1 MiB, not read"
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             raw = handle.read(MAX_SIDE_FILE_BYTES)
     except OSError as error:
         return None, f"{name}: cannot read: {error.strerror or error}"

@@ -40,6 +40,7 @@ from tb_multiframework.ingest.periodic import PeriodicReload
 from tb_multiframework.ingest.repeats import StepRepeats
 from tb_multiframework.ingest.run_meta import describe_run
 from tb_multiframework.settings.config import Config
+from tb_multiframework.settings.regular import not_regular_reason
 from tb_multiframework.store.allocator import release_freed_memory
 from tb_multiframework.store.store import RunMeta, Store
 
@@ -47,6 +48,12 @@ logger = logging.getLogger(__name__)
 
 _SKIPPED_DIRS = (".tb_multiframework",)
 _MAX_LOGGED_HPARAMS = 20  # hparams summaries kept per run (the last ones)
+_MAX_PROBLEMS = 50  # logdir problems listed; more are counted
+# Longest tag read, in UTF-8 bytes: every tag listed must fit in a request
+# URL (percent-encoded, up to 3 characters a byte, two tags in one request
+# under the 64 KiB request line of TensorBoard's server), so the routes
+# accept every tag they list. Longer tags are skipped with a warning.
+MAX_TAG_BYTES = 8192
 
 
 # Every tfevents writer names its files `<prefix>.out.tfevents.<seconds>.
@@ -177,6 +184,9 @@ class Loader(PeriodicReload):
         self._progress: Callable[[int, int], None] | None = None
         self._progress_done = self._progress_total = 0  # bytes
         self.last_stats: ReloadStats | None = None
+        # Problems of the logdir itself: unlistable directories, runs whose
+        # every file is skipped (shown in `GET runs` errors).
+        self.problems: tuple[str, ...] = ()
 
     def reload(
         self, progress: Callable[[int, int], None] | None = None
@@ -192,7 +202,7 @@ class Loader(PeriodicReload):
             bytes_read = records = 0
             found, skipped = self._discover()
             if self._cache is not None:
-                self._cache.restore(self, {run for run, *_ in found})
+                self._cache.restore(self, found)
             self._forget_changed_runs(found)
             self._progress = progress
             self._progress_done = 0
@@ -323,29 +333,61 @@ class Loader(PeriodicReload):
     ) -> tuple[list[tuple[str, str, str, str]], dict[str, dict[str, str]]]:
         """Log files under the roots, and look-alikes that are not read.
 
+        Only regular files are read: a FIFO named like a log would block
+        the reload forever, a symlink to `/dev/zero` never end. Directories
+        that cannot be listed and runs with nothing readable are noted in
+        `problems`.
+
         Returns:
           (run, file name, path, format) of every log file, and per run the
           names that look like logs but are not ({name: why}).
         """
         found: list[tuple[str, str, str, str]] = []
         skipped: dict[str, dict[str, str]] = {}
-        for run, name, path in self._walk():
+        problems: list[str] = []
+        for run, name, path in self._walk(problems):
             fmt, why = classify_file_name(name)
+            if fmt is not None and not is_remote(path):
+                why = _not_regular(local(path))
+                fmt = None if why else fmt
             if fmt is not None:
                 found.append((run, name, path, fmt))
             elif why:
                 skipped.setdefault(run, {})[name] = why
+        readable = {run for run, *_ in found}
+        for run in sorted(set(skipped) - readable):
+            problems.extend(
+                f"run {run!r}: skipped {name}: {why}"
+                for name, why in sorted(skipped[run].items())
+            )
+        self.problems = tuple(problems[:_MAX_PROBLEMS]) + (
+            (f"{len(problems) - _MAX_PROBLEMS} more problems",)
+            if len(problems) > _MAX_PROBLEMS
+            else ()
+        )
         return files_as_ranks(found, self._config()), skipped
 
-    def _walk(self) -> Iterator[tuple[str, str, str]]:
-        """(run, file name, path) of every file under the roots."""
+    def _walk(self, problems: list[str]) -> Iterator[tuple[str, str, str]]:
+        """(run, file name, path) of every file under the roots.
+
+        A directory that cannot be listed (permissions) is noted in
+        `problems`, never skipped silently.
+        """
+
+        def unreadable(error: OSError) -> None:
+            where = error.filename or "?"
+            problems.append(
+                f"cannot list {where}: {error.strerror or error}; the runs "
+                "in it are not read"
+            )
+
         for log_root in self._roots:
             if is_remote(log_root.path):
                 walk: Iterator[tuple[str, list[str], list[str]]] = gfile().walk(
                     log_root.path
                 )
             else:
-                walk = os.walk(local(log_root.path))
+                walk = os.walk(local(log_root.path), onerror=unreadable)
             root = local(log_root.path)
             for directory, subdirs, names in walk:
                 subdirs[:] = sorted(
@@ -395,17 +437,17 @@ class Loader(PeriodicReload):
         for problem in [*framing.problems, *chunk.problems]:
             file_state.note(problem)
         consumed = framing.consumed
-        file_state.offset += consumed
-        file_state.pending = buf[consumed:]
+        file_state.advance(buf, consumed)
         file_state.damaged_tail = framing.damaged_tail
         file_state.need = framing.need
         file_state.searched = max(0, framing.searched - consumed)
-        self._store_chunk(state, chunk, file_state.name)
+        self._store_chunk(state, chunk, file_state)
         return len(starts)
 
     def _store_chunk(
-        self, state: _RunState, chunk: DecodedChunk, file: str = ""
+        self, state: _RunState, chunk: DecodedChunk, file_state: Any = None
     ) -> None:
+        file = "" if file_state is None else file_state.name
         run = state.run
         attempts, restarts = state.attempts.assign(
             chunk.scalar_tags,
@@ -417,6 +459,8 @@ class Loader(PeriodicReload):
             file=file,
         )
         for tag, indices in chunk.scalar_groups():
+            if _too_long(tag, len(indices), "points", file_state):
+                continue
             state.repeats.add(
                 file, tag, chunk.steps[indices], chunk.wall_times[indices]
             )
@@ -432,6 +476,8 @@ class Loader(PeriodicReload):
         for step, before, low in restarts:
             self._store.add_session_start(run, step, before, low_point=low)
         for tag, items in chunk.histograms.items():
+            if _too_long(tag, len(items), "histograms", file_state):
+                continue
             self._store.append_histograms(
                 run,
                 tag,
@@ -444,6 +490,7 @@ class Loader(PeriodicReload):
         for step, layout in chunk.layouts:
             self._store.add_layout(run, step, layout)
         for kind, tags in chunk.other_tags.items():
+            tags = {t for t in tags if len(t.encode("utf-8", "replace")) <= MAX_TAG_BYTES}
             state.other_tags.setdefault(kind, set()).update(tags)
             state.tags.update(tags)
         state.display_names.update(chunk.display_names)
@@ -527,6 +574,28 @@ def files_as_ranks(
                 (label if run == "." else f"{run}/{label}", name, path, fmt)
             )
     return out
+
+
+def _too_long(tag: str, count: int, what: str, file_state: Any) -> bool:
+    """Whether a tag is too long to serve (noted on its file if so)."""
+    size = len(tag.encode("utf-8", "replace"))
+    if size <= MAX_TAG_BYTES:
+        return False
+    if file_state is not None:
+        file_state.note(
+            f"tag {tag[:60]!r}... of {size:,} bytes not read: longer than "
+            f"{MAX_TAG_BYTES:,} bytes; {count:,} {what} skipped"
+        )
+    return True
+
+
+def _not_regular(path: str) -> str:
+    """Why a log file name is not read as one (not a regular file), or ""."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return ""  # gone or unreadable: reading it says so
+    return not_regular_reason(mode)
 
 
 def _read_side_files(state: _RunState) -> None:

@@ -44,6 +44,7 @@ from tb_multiframework.core.groups import GroupRule, parse_group_rules
 from tb_multiframework.core.hparams import flatten
 from tb_multiframework.core.metrics import SPLITS
 from tb_multiframework.core.types import FRAMEWORKS, TRAINERS
+from tb_multiframework.settings.regular import open_regular
 
 # Writers a user may name (core also accepts "unknown" and "").
 WRITERS = (
@@ -280,7 +281,7 @@ class ConfigFile:
         if stat.st_size > _MAX_CONFIG_BYTES:
             return self._fail(f"config {self._path} is larger than 1 MiB")
         try:
-            with open(self._path, "rb") as handle:
+            with open_regular(self._path) as handle:
                 raw = handle.read(_MAX_CONFIG_BYTES + 1)
             config = parse_config(strict_json.loads(raw), path=self._path)
         except (OSError, ValueError) as error:

@@ -38,6 +38,7 @@ from typing import Any
 
 from tb_multiframework.core import strict_json
 from tb_multiframework.core.layouts import layout_to_json, validate_layout
+from tb_multiframework.settings.regular import open_regular
 
 try:
     import fcntl
@@ -46,6 +47,7 @@ except ImportError:  # pragma: no cover - Windows: thread lock only
 
 FILE_VERSION = 1  # format written by this code
 MAX_LAYOUTS = 200  # layouts in one file
+MAX_FILE_BYTES = 256 << 20  # bytes of the layouts file read, at most
 LAYOUTS_DIRNAME = ".tb_multiframework"  # folder created inside the logdir
 LAYOUTS_FILENAME = "layouts.json"
 _NEW_FILE_MODE = 0o644
@@ -94,6 +96,11 @@ class LayoutStore:
 
     def __init__(self, path: str) -> None:
         self._path = os.path.abspath(path)
+        # The file's bytes (their SHA-256) -> its validated entries: each
+        # content is validated once, not at every `list()`/`warnings()`
+        # (a file of thousands of regexes took seconds each time).
+        self._validated: tuple[bytes, Any] | None = None
+        self._validated_lock = threading.Lock()
 
     @property
     def path(self) -> str:
@@ -194,8 +201,10 @@ class LayoutStore:
 
     def _read(self) -> _FileState:
         try:
-            with open(self._path, "rb") as handle:
-                raw = handle.read()
+            with open_regular(self._path) as handle:
+                raw = handle.read(MAX_FILE_BYTES + 1)
+            if len(raw) > MAX_FILE_BYTES:
+                raise OSError(f"larger than {MAX_FILE_BYTES} bytes")
         except FileNotFoundError:
             return _FileState()
         except OSError as error:
@@ -212,6 +221,21 @@ class LayoutStore:
         return state
 
     def _valid_layouts(
+        self, state: _FileState
+    ) -> tuple[dict[str, dict[str, Any]], builtins.list[str]]:
+        if state.raw is None or state.problem is not None:
+            return self._validate(state)
+        key = hashlib.sha256(state.raw).digest()
+        with self._validated_lock:
+            if self._validated is not None and self._validated[0] == key:
+                valid, problems = self._validated[1]
+                return dict(valid), builtins.list(problems)
+        found = self._validate(state)
+        with self._validated_lock:
+            self._validated = (key, found)
+        return dict(found[0]), builtins.list(found[1])
+
+    def _validate(
         self, state: _FileState
     ) -> tuple[dict[str, dict[str, Any]], builtins.list[str]]:
         valid = {}

@@ -80,17 +80,36 @@ class ScalarReads:
         A tag logged by several loops serves loop 0 under its raw name and
         loop k under `loop_tag(tag, k)`.
         """
+        return self.scalar_view(run, tag)[0]
+
+    def scalar_view(
+        self, run: str, tag: str
+    ) -> tuple[ScalarSeries, SeriesAttempts | None]:
+        """Every point of a served tag and its attempt facts, one version.
+
+        Both come from one snapshot of the series, so the masks always have
+        the series' length even while a reader appends (read under two
+        locks, they once disagreed: a 500 under load). The attempt facts
+        are None when every point is current.
+
+        Raises:
+          KeyError: an unknown run or tag.
+        """
         base, loop = self._resolve(run, tag)
-        every = self.all_points(run, base)
-        found = self._attempts(run, base)
+        every, found = self._view(run, base)
         if found is None or found.num_loops == 1:
             if loop:
                 raise KeyError(tag)
-            return every
+            return every, found
         keep = found.loops == loop
         if not keep.any():
             raise KeyError(tag)
-        return _subset(every, keep)
+        return _subset(every, keep), SeriesAttempts(
+            found.attempts[keep],
+            found.current[keep],
+            found.superseded[keep],
+            found.loops[keep],
+        )
 
     def _resolve(self, run: str, tag: str) -> tuple[str, int]:
         """(raw tag, loop) of a served name. Raises KeyError if unknown."""
@@ -109,19 +128,42 @@ class ScalarReads:
     def all_points(self, run: str, tag: str) -> ScalarSeries:
         """Every point of a raw tag as read: every loop and attempt, in
         logged order. Raises KeyError if unknown."""
+        return self._view(run, tag)[0]
+
+    def _view(
+        self, run: str, tag: str
+    ) -> tuple[ScalarSeries, SeriesAttempts | None]:
+        """A raw tag's points and attempt facts (every loop), one snapshot.
+
+        Decoding and `current_points` run outside the lock (blocks are
+        immutable); what they were computed from is taken under it at once.
+        """
         with self._lock:
-            series = self._runs[run].scalars[tag]
+            state = self._runs[run]
+            series = state.scalars[tag]
             found = series.decoded()
-            if found is not None:
-                return found
-            series.pack()
-            blocks = list(series.blocks)
+            if found is None:
+                series.pack()
+                blocks = list(series.blocks)
             count = series.count
-        # Decoding outside the lock: blocks are immutable.
-        decoded = decode_blocks(blocks)
-        with self._lock:
-            series.remember(decoded, count)
-        return decoded
+            book = series.book
+            ignored = state.attempts_ignored
+            trivial = book.trivial
+            attempts = None if trivial or ignored else book.cached(count)
+            frozen = book.frozen()
+        if found is None:
+            found = decode_blocks(blocks)
+            with self._lock:
+                series.remember(found, count)
+        if trivial:
+            return found, None
+        if ignored:
+            return found, current_points(found.steps, (), ())
+        if attempts is None:
+            attempts = current_points(found.steps, *frozen)
+            with self._lock:
+                book.keep(attempts, count, frozen)
+        return found, attempts
 
     def run_scalars(
         self, run: str, *, current: bool = False
@@ -137,18 +179,7 @@ class ScalarReads:
 
     def _attempts(self, run: str, tag: str) -> SeriesAttempts | None:
         """A raw tag's attempt facts, every loop; None when all are current."""
-        with self._lock:
-            state = self._runs[run]
-            series = state.scalars[tag]
-            if series.book.strict and not series.book.boundaries:
-                return None
-            series.pack()
-            steps = np.concatenate(
-                [block.steps.decode() for block in series.blocks]
-            )
-            if state.attempts_ignored:
-                return current_points(steps, (), ())
-            return series.book.attempts(steps)
+        return self._view(run, tag)[1]
 
     def set_attempts_ignored(self, run: str, ignored: bool) -> None:
         """Reads a run as one attempt (the user says it was not resumed):
@@ -167,25 +198,14 @@ class ScalarReads:
         For a tag logged by several loops, the facts of the loop it names
         (aligned with `scalars(run, tag)`). Raises KeyError if unknown.
         """
-        base, loop = self._resolve(run, tag)
-        found = self._attempts(run, base)
-        if found is None or found.num_loops == 1:
-            return found
-        keep = found.loops == loop
-        return SeriesAttempts(
-            found.attempts[keep],
-            found.current[keep],
-            found.superseded[keep],
-            found.loops[keep],
-        )
+        return self.scalar_view(run, tag)[1]
 
     def current_scalars(self, run: str, tag: str) -> ScalarSeries:
         """The points shown by default: one per step (and loop), the latest.
 
         Raises KeyError if unknown.
         """
-        series = self.scalars(run, tag)
-        found = self.scalar_attempts(run, tag)
+        series, found = self.scalar_view(run, tag)
         if found is None or bool(found.current.all()):
             return series
         return _subset(series, found.current)

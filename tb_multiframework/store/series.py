@@ -215,16 +215,38 @@ class AttemptBook:
             if first <= index:
                 return
 
+    @property
+    def trivial(self) -> bool:
+        """Every point is current (no restart, steps increasing)."""
+        return self.strict and not self.boundaries
+
+    def frozen(self) -> tuple[Any, ...]:
+        """What `current_points` needs, as of now (for use off the lock)."""
+        return (tuple(self.boundaries), tuple(self.restarts))
+
+    def cached(self, count: int) -> SeriesAttempts | None:
+        """The attempt facts computed for the first `count` points, if kept."""
+        found = self._attempts
+        if found is None or len(found.attempts) != count:
+            return None
+        return found
+
+    def keep(self, found: SeriesAttempts, count: int, state: Any) -> None:
+        """Keeps facts computed off the lock, if the series has not moved."""
+        if state == self.frozen() and len(found.attempts) == count:
+            self._attempts = found
+
     def attempts(self, steps: np.ndarray) -> SeriesAttempts | None:
         """The series' attempt facts; None when every point is current and
         one loop logged them."""
-        if self.strict and not self.boundaries:
+        if self.trivial:
             return None
-        if self._attempts is None:
-            self._attempts = current_points(
+        found = self.cached(len(steps))
+        if found is None:
+            found = self._attempts = current_points(
                 steps, self.boundaries, self.restarts
             )
-        return self._attempts
+        return found
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -248,13 +270,13 @@ class AttemptBook:
 class ScalarColumns:
     """One scalar series: packed blocks, plus points not yet packed.
 
-    Blocks from a persistent cache (memory-mapped) are never repacked; the
+    Blocks from a persistent cache are never repacked; the
     last block packed here grows by merging until `_BLOCK_POINTS`.
     """
 
     def __init__(self) -> None:
         self.blocks: list[PackedSeries] = []
-        self.sealed = 0  # leading blocks not to repack (memory-mapped)
+        self.sealed = 0  # leading blocks not to repack (from the cache)
         self.count = 0  # points, packed or not
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self.book = AttemptBook()

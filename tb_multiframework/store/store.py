@@ -331,7 +331,7 @@ class Store(ScalarReads):
         The run's step and time ranges are not touched: `note_ranges`.
 
         Args:
-          blocks: the series' points, packed (e.g. memory-mapped).
+          blocks: the series' points, packed (e.g. read from the cache).
           attempts: the series' attempt bookkeeping, from `attempt_state`.
 
         Raises:

@@ -4,6 +4,7 @@ and hostile run and tag names in both."""
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from pathlib import Path
@@ -163,7 +164,7 @@ def test_markdown_config_diff(demo_logdir, demo_routes) -> None:
         "--format",
         "md",
     ).out.split("\n")
-    start = card.index("| key | baseline | candidate |")
+    start = card.index("<tr><th>key</th><th>baseline</th><th>candidate</th></tr>")
     differing = [k for k in diff["keys"] if k["differs"]]
     assert len(differing) >= 2
     assert card[start - 2] == (
@@ -171,13 +172,64 @@ def test_markdown_config_diff(demo_logdir, demo_routes) -> None:
         f" keys differ (config {diff['configHashes'][a]} → "
         f"{diff['configHashes'][b]})</summary>"
     )
-    rows = card[start + 2 : start + 2 + len(differing)]
-    assert [_cells(r) for r in rows] == [
-        [f"`{k['key']}`", f"`{k['values'][a]}`", f"`{k['values'][b]}`"]
-        for k in differing
+    assert card[start - 1] == "<table>"
+    rows = card[start + 1 : start + 1 + len(differing)]
+    assert [_html_cells(r) for r in rows] == [
+        [k["key"], str(k["values"][a]), str(k["values"][b])] for k in differing
     ]
-    end = start + 2 + len(differing)
-    assert card[end : end + 2] == ["", "</details>"]
+    end = start + 1 + len(differing)
+    assert card[end : end + 2] == ["</table>", "</details>"]
+
+
+def _html_cells(row: str) -> list[str]:
+    """The text of each <td> of one HTML table row (html.parser decodes)."""
+    from html.parser import HTMLParser
+
+    cells: list[str] = []
+
+    class Cells(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "td":
+                cells.append("")
+
+        def handle_data(self, data):
+            if cells:
+                cells[-1] += data
+
+    Cells(convert_charrefs=True).feed(row)
+    return cells
+
+
+def test_markdown_config_block_escapes_html(tmp_path) -> None:
+    """Issue 20, point 10: a `<script>` in a hyper-parameter value ran in
+    Markdown renderers that pass raw HTML (Python-Markdown keeps a
+    `<details>` block as it is)."""
+    from html.parser import HTMLParser
+
+    import markdown  # TensorBoard's own dependency
+
+    hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+    for run, lr in (("a", hostile), ("b", 0.1)):
+        write_run(tmp_path, run, {"loss/val": [(s, 1.0 / (1 + s)) for s in range(5)]})
+        (tmp_path / run / "config.json").write_text(json.dumps({"lr": lr}))
+    card = tbmf(
+        "report", str(tmp_path), "-a", "a", "-b", "b", "--out", "-",
+        "--format", "md",
+    ).out
+    assert "lr" in card
+    rendered = markdown.markdown(card, extensions=["tables"])
+    tags, text = [], []
+
+    class Scan(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            tags.append(tag)
+
+        def handle_data(self, data):
+            text.append(data)
+
+    Scan(convert_charrefs=True).feed(rendered)
+    assert "script" not in tags and "img" not in tags
+    assert hostile in "".join(text)
 
 
 @pytest.fixture(scope="module")

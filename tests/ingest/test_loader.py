@@ -385,17 +385,18 @@ def test_replacement_is_seen_without_stable_inodes(tmp_path, monkeypatch):
     assert "rewritten in place" in store.meta("r").warnings[0]
 
 
-def test_the_first_bytes_are_read_again_only_when_the_file_changed(
+def test_the_identity_check_reads_a_few_small_blocks_never_the_file(
     tmp_path, monkeypatch
 ):
-    """The identity check costs a stat per file; the head is read again
-    only when size or time changed, never the whole file."""
-    import builtins
+    """Each reload checks a file's identity with a few small reads (head,
+    tail, pending bytes, one block per factor of 4 of its size), never the
+    whole file; growth reads only the new bytes."""
 
     from tb_multiframework.ingest import logfile
 
     path = tmp_path / "r" / eventfiles.TORCH_NAME
-    eventfiles.write(str(path), _points(0, 1000, 1.0))
+    eventfiles.write(str(path), _points(0, 3000, 1.0))
+    size = os.path.getsize(path)
     loader, store = _loader(tmp_path)
     loader.reload()
     reads: list[int] = []
@@ -418,25 +419,31 @@ def test_the_first_bytes_are_read_again_only_when_the_file_changed(
             reads.append(len(data))
             return data
 
+    real_open = logfile.open_regular
+    real_pread = os.pread
     monkeypatch.setattr(
-        logfile,
-        "open",
-        lambda *a, **k: Counting(builtins.open(*a, **k)),
-        raising=False,
+        logfile, "open_regular", lambda path: Counting(real_open(path))
     )
+
+    def counting_pread(fd, n, offset):
+        data = real_pread(fd, n, offset)
+        reads.append(len(data))
+        return data
+
+    monkeypatch.setattr(os, "pread", counting_pread)
     loader.reload()
-    assert sum(reads) == 0  # unchanged: nothing but the (empty) tail read
-    eventfiles.write(
-        str(path),
-        eventfiles.record_bytes([eventfiles.scalar_event("loss", 5, 1.0, 4.0)]),
-        mode="ab",
+    # 4 KiB * 4**k below the size: a block each (an independent count).
+    blocks = sum(1 for k in range(40) if 4096 * 4**k + 256 <= size)
+    check = logfile.FINGERPRINT_BYTES + logfile.TAIL_BYTES + 256 * blocks
+    assert sum(reads) == check < size / 20
+    record = eventfiles.record_bytes(
+        [eventfiles.scalar_event("loss", 5, 1.0, 4.0)]
     )
+    eventfiles.write(str(path), record, mode="ab")
+    reads.clear()
     loader.reload()
-    appended = len(
-        eventfiles.record_bytes([eventfiles.scalar_event("loss", 5, 1.0, 4.0)])
-    )
-    assert sum(reads) == logfile.FINGERPRINT_BYTES + appended
-    assert len(store.all_points("r", "loss")) == 1001
+    assert sum(reads) == check + len(record)
+    assert len(store.all_points("r", "loss")) == 3001
 
 
 def test_a_remote_file_rewritten_longer_is_read_again():

@@ -30,6 +30,11 @@ import { textMatcher } from "../../filter.js";
 
 /** Longest search text accepted, in characters. */
 const MAX_SEARCH_LENGTH = 200;
+/** Metrics or tags fetched at once: the server searches and pages the
+ * lists (a run may log 200,000 tags), the tab fetches what it shows. */
+export const PAGE_SIZE = 500;
+/** Milliseconds of typing pause before the search goes to the server. */
+const SEARCH_DELAY_MS = 200;
 /** Order of levels within a name. */
 const LEVEL_ORDER = ["batch", "epoch", null];
 
@@ -42,11 +47,23 @@ export class MetricPicker {
   constructor(ctx, hooks) {
     this.ctx = ctx;
     this.hooks = hooks;
+    /** The page of the metric index for the search (plus the current
+     * metric's entry, wherever it is). */
     /** @type {MetricEntry[] | null} */
     this.metrics = null;
+    /** Metrics matching the search on the server (the page may hold fewer). */
+    this.total = 0;
+    /** @type {{tag: string, runs: number, selected: number}[] | null} */
+    this.tags = null;
+    this.tagTotal = 0;
     /** @type {string | null} */
     this.error = null;
     this._request = new LatestRequest();
+    this._tagRequest = new LatestRequest();
+    /** @type {ReturnType<typeof setTimeout> | null} */
+    this._searchTimer = null;
+    /** The last choice `followChoice` followed. */
+    this._followed = "";
     /** 'metrics' or 'tags'; follows the choice until the user switches. */
     /** @type {'metrics' | 'tags'} */
     this.mode = hooks.current().tag ? "tags" : "metrics";
@@ -68,6 +85,7 @@ export class MetricPicker {
         on: {
           click: () => {
             this.mode = mode;
+            if (mode === "tags" && this.tags === null) void this.loadTags();
             this.render();
           },
         },
@@ -87,7 +105,11 @@ export class MetricPicker {
       on: {
         input: () => {
           this._query = this._search.value.trim();
-          this.render();
+          if (this._searchTimer !== null) clearTimeout(this._searchTimer);
+          this._searchTimer = setTimeout(() => {
+            this._searchTimer = null;
+            void this.load();
+          }, SEARCH_DELAY_MS);
         },
       },
     });
@@ -121,31 +143,75 @@ export class MetricPicker {
     );
   }
 
-  /** Fetches the metric index (again). */
+  /** Fetches the page of the metric index for the search (again), and
+   * the raw tags' page when that list is open. */
   async load() {
-    const outcome = await this._request.run((signal) =>
-      fetchJson("metrics", {}, { signal }),
-    );
+    if (this.mode === "tags" || this.tags !== null) void this.loadTags();
+    const current = this.hooks.current().metric;
+    const runs = [...this._selectedRuns()];
+    const outcome = await this._request.run(async (signal) => {
+      const page = await fetchJson(
+        "metrics",
+        { search: this._query, run: runs, limit: PAGE_SIZE },
+        { signal },
+      );
+      const entries = Array.isArray(page?.metrics) ? page.metrics : [];
+      if (current && !entries.some((e) => e.key === current)) {
+        // The chosen metric is beyond this page: fetch its entry alone.
+        const one = await fetchJson("metrics", { key: current }, { signal });
+        entries.push(...(Array.isArray(one?.metrics) ? one.metrics : []));
+      }
+      return { entries, total: Number(page?.total ?? entries.length) };
+    });
     if (outcome.stale) return;
     if (outcome.error) {
       this.error = outcome.error.message;
     } else {
       this.error = null;
-      this.metrics = Array.isArray(outcome.value?.metrics)
-        ? outcome.value.metrics
-        : [];
+      this.metrics = outcome.value.entries;
+      this.total = outcome.value.total;
       this.hooks.onLoad(this.metrics);
     }
     this.render();
   }
 
+  /** Fetches the page of raw tags for the search. */
+  async loadTags() {
+    const runs = [...this._selectedRuns()];
+    const outcome = await this._tagRequest.run((signal) =>
+      fetchJson(
+        "tags",
+        { search: this._query, run: runs, limit: PAGE_SIZE },
+        { signal },
+      ),
+    );
+    if (outcome.stale) return;
+    if (outcome.error) {
+      this.error = outcome.error.message;
+    } else {
+      this.tags = Array.isArray(outcome.value?.tags) ? outcome.value.tags : [];
+      this.tagTotal = Number(outcome.value?.total ?? this.tags.length);
+    }
+    if (this.mode === "tags") this.render();
+  }
+
   destroy() {
     this._request.cancel();
+    this._tagRequest.cancel();
+    if (this._searchTimer !== null) clearTimeout(this._searchTimer);
   }
 
   /** @param {Choice} choice */
   followChoice(choice) {
-    if (choice.tag && this.mode !== "tags") this.mode = "tags";
+    // Only a new choice moves the list: a re-render after a search must
+    // not switch away from the list the user opened.
+    const followed = `${choice.metric ?? ""}\u0000${choice.tag ?? ""}`;
+    if (followed === this._followed) return;
+    this._followed = followed;
+    if (choice.tag && this.mode !== "tags") {
+      this.mode = "tags";
+      if (this.tags === null) void this.loadTags();
+    }
     if (choice.metric && this.mode !== "metrics") this.mode = "metrics";
   }
 
@@ -220,6 +286,7 @@ export class MetricPicker {
     }
     this._list.replaceChildren(
       ...rows.map((row) => this._metricRow(row, current, selected)),
+      ...moreNote(this.total, this.metrics.length, "metric", "metrics"),
     );
   }
 
@@ -326,31 +393,25 @@ export class MetricPicker {
   }
 
   _renderTags() {
-    const selected = this._selectedRuns();
     const current = this.hooks.current().tag;
-    const matches = textMatcher(this._query);
-    /** @type {Map<string, {runs: number, selected: number}>} */
-    const tags = new Map();
-    for (const run of this.ctx.catalog.runs) {
-      for (const tag of run.scalarTags) {
-        const counts = tags.get(tag) ?? { runs: 0, selected: 0 };
-        counts.runs++;
-        if (selected.has(run.run)) counts.selected++;
-        tags.set(tag, counts);
-      }
-    }
-    const rows = [...tags]
-      .filter(([tag]) => matches(tag))
-      .sort(
-        ([a, ca], [b, cb]) =>
-          Number(cb.selected > 0) - Number(ca.selected > 0) ||
-          (a < b ? -1 : a > b ? 1 : 0),
+    if (this.tags === null) {
+      this._list.replaceChildren(
+        h("li", { className: "tbmf-cmp-metrics__empty", text: "Loading…" }),
       );
+      return;
+    }
+    // The server searched, counted and ordered them (selected runs' first).
+    const rows = this.tags.map(
+      (t) => /** @type {[string, {runs: number, selected: number}]} */ ([
+        t.tag,
+        { runs: t.runs, selected: t.selected },
+      ]),
+    );
     if (rows.length === 0) {
       this._list.replaceChildren(
         h("li", {
           className: "tbmf-cmp-metrics__empty",
-          text: tags.size ? "No tag matches." : "No scalar tags yet.",
+          text: this._query ? "No tag matches." : "No scalar tags yet.",
         }),
       );
       return;
@@ -386,8 +447,29 @@ export class MetricPicker {
           ),
         ),
       ),
+      ...moreNote(this.tagTotal, rows.length, "tag", "tags"),
     );
   }
+}
+
+/**
+ * "1,234 more metrics match: refine the search" when the page holds fewer
+ * than the server found (nothing is hidden without saying so).
+ * @param {number} total
+ * @param {number} shown
+ * @param {string} one
+ * @param {string} many
+ * @returns {HTMLElement[]}
+ */
+function moreNote(total, shown, one, many) {
+  if (total <= shown) return [];
+  return [
+    h("li", {
+      className: "tbmf-cmp-metrics__empty tbmf-cmp-metrics__more",
+      text: `${plural(total - shown, `more ${one}`, `more ${many}`)} match: refine the search to see them.`,
+      dataset: { more: String(total - shown) },
+    }),
+  ];
 }
 
 /**

@@ -37,6 +37,8 @@ import { fetchJson } from "../../model.js";
  * @property {RegexError[]} regexErrors
  * @property {{run: string, tags: string[]}[]} missing margin: runs that
  *     have some of a series' tags but not all
+ * @property {string} [skipped] why the chart was not matched (the
+ *     preview's work budget ran out), "" when it was
  *
  * @typedef {Object} LayoutPreview The body of `POST layout_preview`.
  * @property {string | null} error why the layout cannot be saved as it is

@@ -374,6 +374,7 @@ function chartSubtitle(chart, preview, drawn, imported) {
  */
 function emptyText(preview, matched, chart) {
   if (!preview) return "Matching…";
+  if (preview.skipped) return `Not matched: ${preview.skipped}`;
   if (preview.regexErrors.length) {
     return `A regex of this chart is invalid: ${preview.regexErrors[0].message}`;
   }

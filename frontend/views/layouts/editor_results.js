@@ -184,7 +184,9 @@ export class PreviewResults {
       icon("dashboard", { size: 15 }),
       h("span", {
         text:
-          preview.totalMatches === 0
+          preview.skipped
+            ? `Not previewed: ${preview.skipped}.`
+            : preview.totalMatches === 0
             ? "The chart draws nothing yet."
             : `The chart draws ${plural(
                 preview.totalMatches,

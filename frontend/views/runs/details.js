@@ -58,12 +58,19 @@ export function detailRow(run, span, onSaved) {
     ]),
     attemptsSection(run),
     hparamsSection(run),
-    section(`Scalar tags (${formatInt(run.scalarTags.length)})`, [
-      tagList(run.scalarTags),
-    ]),
-    section(`Histogram tags (${formatInt(run.histogramTags.length)})`, [
-      tagList(run.histogramTags),
-    ]),
+    section(
+      `Scalar tags (${formatInt(run.scalarTagCount ?? run.scalarTags.length)})`,
+      [tagList(run.scalarTags), ...notListed(run.scalarTagCount, run.scalarTags)],
+    ),
+    section(
+      `Histogram tags (${formatInt(
+        run.histogramTagCount ?? run.histogramTags.length,
+      )})`,
+      [
+        tagList(run.histogramTags),
+        ...notListed(run.histogramTagCount, run.histogramTags),
+      ],
+    ),
     section("Other tags (not charted here)", [
       otherTags.length
         ? h(
@@ -253,4 +260,22 @@ function tagList(tags) {
     { className: "tbmf-tags" },
     tags.map((tag) => h("li", { className: "tbmf-tag", text: tag })),
   );
+}
+
+/**
+ * A note for tags `GET runs` did not list (it lists the first 1,000).
+ * @param {number | undefined} count the run's tags
+ * @param {string[]} listed
+ * @returns {HTMLElement[]}
+ */
+function notListed(count, listed) {
+  if (count === undefined || count <= listed.length) return [];
+  return [
+    h("p", {
+      className: "tbmf-detail__more",
+      text: `and ${formatInt(count - listed.length)} more (the first ${formatInt(
+        listed.length,
+      )} are listed; search the Compare tab's raw tags for any of them)`,
+    }),
+  ];
 }

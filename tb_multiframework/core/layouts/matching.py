@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from tb_multiframework.core import safe_regex
+from tb_multiframework.core.budget import Budget
 from tb_multiframework.core.layouts.schema import (
     MAX_CATEGORIES,
     MAX_CHARTS_PER_CATEGORY,
     MAX_MATCH_SUBJECT_CHARS,
     MAX_PATTERNS_PER_CHART,
     MAX_PREVIEW_MATCHES,
+    MAX_PREVIEW_TESTS,
     MAX_REGEX_CHARS,
     SERIES_KEYS,
     Chart,
@@ -80,6 +82,8 @@ class ChartPreview:
       total_matches: The number of matches before the cap.
       regex_errors: One entry per unusable regex.
       missing: Margin charts: runs lacking some of the series' tags.
+      skipped: Why the chart was not matched ("" when it was): the
+        preview's work budget ran out, or the client went away.
     """
 
     category: int
@@ -89,6 +93,7 @@ class ChartPreview:
     total_matches: int
     regex_errors: tuple[RegexProblem, ...]
     missing: tuple[MissingTags, ...] = ()
+    skipped: str = ""
 
 
 @dataclass(frozen=True)
@@ -219,7 +224,10 @@ def _match_margin(
 
 
 def preview_layout(
-    obj: object, candidates: Sequence[Candidate]
+    obj: object,
+    candidates: Sequence[Candidate],
+    *,
+    budget: Budget | None = None,
 ) -> LayoutPreview:
     """Matches each chart of a layout being edited, never raising.
 
@@ -229,11 +237,17 @@ def preview_layout(
     Args:
       obj: The decoded JSON of a layout, possibly invalid.
       candidates: Every (run, tag) available.
+      budget: regex tests (one pattern against one name) the preview may
+        run; a chart whose tests do not fit is not matched and says so
+        (`skipped`), as is every chart once the client has gone. Default:
+        MAX_PREVIEW_TESTS.
 
     Returns:
       The first validation error (or None) and, per readable chart, its
       matches (from the regexes that compile) and its regex errors.
     """
+    if budget is None:
+        budget = Budget(MAX_PREVIEW_TESTS)
     try:
         validate_layout(obj)
         error = None
@@ -253,7 +267,9 @@ def preview_layout(
         for j, raw in enumerate(raw_charts):
             if isinstance(raw, Mapping):
                 path = f"categories[{i}].charts[{j}]"
-                charts.append(_preview_chart(raw, i, j, path, candidates))
+                charts.append(
+                    _preview_chart(raw, i, j, path, candidates, budget)
+                )
     return LayoutPreview(error=error, charts=tuple(charts))
 
 
@@ -267,6 +283,7 @@ def _preview_chart(
     index: int,
     path: str,
     candidates: Sequence[Candidate],
+    budget: Budget,
 ) -> ChartPreview:
     problems: list[RegexProblem] = []
 
@@ -305,6 +322,19 @@ def _preview_chart(
     title = title if isinstance(title, str) else ""
     matches: list[Match] = []
     missing: list[MissingTags] = []
+    skipped = ""
+    # An upper bound of the chart's regex tests: each pattern (and the run
+    # filter) against every name.
+    cost = (len(tags) + len(metrics) + (1 if runs else 0)) * len(candidates)
+    if run_ok and not budget.take(cost):
+        run_ok = False
+        skipped = (
+            "not matched: the client went away"
+            if budget.stopped
+            else f"not matched: the preview's budget of "
+            f"{int(budget.units):,} regex tests is spent (this chart needs "
+            f"up to {cost:,}); fewer regexes or runs show it"
+        )
     if run_ok:
         kind: ChartKind = (
             "margin" if raw.get("kind") == "margin" else "multiline"
@@ -336,6 +366,7 @@ def _preview_chart(
         total_matches=len(matches),
         regex_errors=tuple(problems),
         missing=tuple(missing),
+        skipped=skipped,
     )
 
 
@@ -373,6 +404,7 @@ def preview_to_json(preview: LayoutPreview) -> dict[str, Any]:
                 "missing": [
                     {"run": m.run, "tags": list(m.tags)} for m in c.missing
                 ],
+                "skipped": c.skipped,
             }
             for c in preview.charts
         ],

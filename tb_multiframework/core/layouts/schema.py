@@ -18,6 +18,7 @@ MAX_PATTERNS_PER_CHART = 20  # tags, metrics or margin series per chart
 MAX_REGEX_CHARS = 500  # characters in one regex or margin tag name
 MAX_LAYOUT_JSON_BYTES = 256 * 1024  # UTF-8 bytes of one layout's JSON
 MAX_PREVIEW_MATCHES = 200  # matches listed per chart in a preview
+MAX_PREVIEW_TESTS = 2_000_000  # regex tests (pattern x name) per preview
 MAX_MATCH_SUBJECT_CHARS = 16_384  # longer run/tag/metric names never match
 
 DEFAULT_SMOOTHING = 0.6  # TensorBoard's default smoothing weight

@@ -1,0 +1,338 @@
+"""Soak: a real TensorBoard under eight clients while a writer appends.
+
+Not run in CI (it takes `--minutes`, 10 by default). Generates a logdir of
+`--runs` runs (four scalar tags, a histogram tag, hyper-parameters), starts
+`tensorboard --logdir ... --reload_interval 2` on 127.0.0.1, starts a writer
+appending to one run (`--rate` steps a second), and runs eight client
+threads for the duration, each looping over a mix of what the tab asks:
+
+- `scalars` of `loss/train` over every run, with random smoothing, axis and
+  baseline (b64, as the tab asks), or one run's tag;
+- `histograms` of a run;
+- `runs`, `metrics?limit=500`, `anomalies`, `config_diff` of two runs.
+
+A ninth thread asks `runs` every 200 ms: the light request whose latency
+shows whether heavy work stalls others. The server's RSS is sampled every
+5 s. Printed at the end: per route, count, p50, p99 and max latency;
+answers >= 500 (and 429s); RSS after the warm-up (`--warmup` seconds),
+at the end and its peak; the load average.
+
+Usage: python bench/bench_soak.py [--minutes 10] [--runs 20]
+       [--points 20000] [--rate 50] [--warmup 60] [--compare DIR]
+(`--compare DIR` soaks a second TensorBoard running another checkout, e.g.
+a worktree of main, at the same time: the machine is shared and noisy, so
+the two are compared under the same load.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from tests import eventfiles  # noqa: E402 - after the path is set
+
+_URL = re.compile(r"(http://[^\s]+)")
+AXES = ("step", "relative", "wall", "progress")
+
+
+def _events(run: int, steps: range, wall0: float) -> list[bytes]:
+    rng = random.Random(run)
+    out = []
+    for step in steps:
+        wall = wall0 + step * 0.05
+        loss = 2.0 * 0.999**step + rng.random() * 0.05 + run * 0.01
+        out.append(eventfiles.scalar_event("Loss/train", step, wall, loss))
+        out.append(eventfiles.scalar_event("Accuracy/train", step, wall, 1 - loss / 3))
+        out.append(eventfiles.scalar_event("lr", step, wall, 0.1 * 0.99 ** (step // 100)))
+        if step % 10 == 0:
+            out.append(eventfiles.scalar_event("Loss/val", step, wall, loss * 1.1))
+        if step % 500 == 0:
+            out.append(
+                eventfiles.histogram_event(
+                    "weights", step, wall, minimum=-1.0, maximum=1.0,
+                    limits=[-0.5, 0.0, 0.5, 1.0], counts=[1.0, 5.0, 5.0, 1.0],
+                )
+            )
+    return out
+
+
+def make_logdir(path: str, runs: int, points: int) -> None:
+    for run in range(runs):
+        directory = os.path.join(path, f"run{run:02d}")
+        events = [eventfiles.file_version_event(1.7e9)] + _events(
+            run, range(points), 1.7e9
+        )
+        eventfiles.write(
+            os.path.join(directory, eventfiles.TORCH_NAME),
+            eventfiles.record_bytes(events),
+        )
+        with open(os.path.join(directory, "config.json"), "w") as out:
+            json.dump({"lr": 0.1 + run / 100, "seed": run, "opt": "sgd"}, out)
+
+
+def start_tensorboard(logdir: str, pythonpath: str) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ)
+    if pythonpath:
+        env["PYTHONPATH"] = pythonpath
+    script = os.path.join(os.path.dirname(sys.executable), "tensorboard")
+    process = subprocess.Popen(
+        [script, "--logdir", logdir, "--host", "127.0.0.1", "--port", "0",
+         "--reload_interval", "2", "--load_fast=false",
+         "--tbmf_cache_dir", "none"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, text=True, env=env, start_new_session=True,
+    )
+    found: list[str] = []
+
+    def drain() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            match = _URL.search(line)
+            if match and not found:
+                found.append(match.group(1).rstrip("/") + "/")
+
+    threading.Thread(target=drain, daemon=True).start()
+    deadline = time.monotonic() + 300
+    while not found:
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise SystemExit("tensorboard did not start")
+        time.sleep(0.2)
+    base = found[0] + "data/plugin/tb_multiframework/"
+    while time.monotonic() < deadline:
+        try:
+            with urllib.request.urlopen(base + "runs", timeout=60) as answer:
+                if not json.loads(answer.read())["loading"]:
+                    return process, base
+        except OSError:
+            pass
+        time.sleep(1)
+    raise SystemExit("the plugin did not finish loading")
+
+
+def rss_mib(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.latency: dict[str, list[float]] = collections.defaultdict(list)
+        self.status: collections.Counter[int] = collections.Counter()
+        self.measuring = False
+
+    def get(self, base: str, route: str, label: str, params: list) -> None:
+        url = base + route + ("?" + urllib.parse.urlencode(params) if params else "")
+        begun = time.monotonic()
+        try:
+            with urllib.request.urlopen(url, timeout=120) as answer:
+                answer.read()
+                code = answer.status
+        except urllib.error.HTTPError as error:
+            code = error.code
+        except OSError:
+            code = 599  # no answer (connection refused or reset, time-out)
+        took = time.monotonic() - begun
+        with self.lock:
+            if self.measuring:
+                self.latency[label].append(took)
+                self.status[code] += 1
+
+
+def client(rec: Recorder, base: str, runs: list[str], stop: threading.Event, seed: int) -> None:
+    rng = random.Random(seed)
+    while not stop.is_set():
+        pick = rng.random()
+        if pick < 0.45:
+            params = [("run", r) for r in runs] + [
+                ("metric", "loss/train"),
+                ("x", rng.choice(AXES)),
+                ("smoothing", rng.choice(["0", "0.6", "0.9"])),
+                ("encoding", "b64"),
+            ]
+            if rng.random() < 0.5:
+                params.append(("baseline", rng.choice(runs)))
+            rec.get(base, "scalars", "scalars", params)
+        elif pick < 0.55:
+            rec.get(base, "scalars", "scalars", [
+                ("run", rng.choice(runs)), ("tag", "Accuracy/train"),
+                ("x", "step"), ("encoding", "b64"),
+            ])
+        elif pick < 0.65:
+            rec.get(base, "histograms", "histograms", [
+                ("run", rng.choice(runs)), ("tag", "weights"),
+            ])
+        elif pick < 0.75:
+            rec.get(base, "runs", "runs", [])
+        elif pick < 0.82:
+            rec.get(base, "metrics", "metrics", [("limit", "500")])
+        elif pick < 0.92:
+            rec.get(base, "anomalies", "anomalies", [("x", "step")])
+        else:
+            a, b = rng.sample(runs, 2)
+            rec.get(base, "config_diff", "config_diff", [("run", a), ("run", b)])
+
+
+def probe(rec: Recorder, base: str, stop: threading.Event) -> None:
+    while not stop.is_set():
+        rec.get(base, "runs", "probe: runs every 200 ms", [])
+        stop.wait(0.2)
+
+
+def writer(path: str, start: int, rate: float, stop: threading.Event) -> None:
+    """Appends `rate` steps a second to run00, first going back 1,000 steps
+    (a resumed run: its attempts change as it grows, the case that raced)."""
+    step = max(0, start - 1000)
+    while not stop.is_set():
+        batch = max(1, int(rate))
+        eventfiles.write(
+            path,
+            eventfiles.record_bytes(_events(0, range(step, step + batch), 1.7e9)),
+            mode="ab",
+        )
+        step += batch
+        stop.wait(1.0)
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+class Target:
+    """One TensorBoard under soak: its logdir, process, clients, figures."""
+
+    def __init__(self, name: str, folder: str, pythonpath: str, args) -> None:
+        self.name = name
+        self.logdir = os.path.join(folder, name)
+        make_logdir(self.logdir, args.runs, args.points)
+        self.process, self.base = start_tensorboard(self.logdir, pythonpath)
+        self.rec = Recorder()
+        self.rss: list[tuple[float, float]] = []
+        self.warm_rss: float | None = None
+
+    def threads(self, args, stop: threading.Event) -> list[threading.Thread]:
+        runs = [f"run{r:02d}" for r in range(args.runs)]
+        made = [
+            threading.Thread(
+                target=client, args=(self.rec, self.base, runs, stop, i), daemon=True
+            )
+            for i in range(args.clients)
+        ]
+        made.append(
+            threading.Thread(target=probe, args=(self.rec, self.base, stop), daemon=True)
+        )
+        made.append(
+            threading.Thread(
+                target=writer,
+                args=(
+                    os.path.join(self.logdir, "run00", eventfiles.TORCH_NAME),
+                    args.points,
+                    args.rate,
+                    stop,
+                ),
+                daemon=True,
+            )
+        )
+        return made
+
+    def report(self) -> None:
+        rec = self.rec
+        print(f"\n== {self.name} ==")
+        print(f"{'route':<28}{'count':>7}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}")
+        every: list[float] = []
+        for label, values in sorted(rec.latency.items()):
+            if not label.startswith("probe"):
+                every += values
+            print(f"{label:<28}{len(values):>7}{percentile(values, 0.5) * 1e3:>9.0f}"
+                  f"{percentile(values, 0.99) * 1e3:>9.0f}{max(values) * 1e3:>9.0f}")
+        print(f"{'all client requests':<28}{len(every):>7}"
+              f"{percentile(every, 0.5) * 1e3:>9.0f}"
+              f"{percentile(every, 0.99) * 1e3:>9.0f}{max(every) * 1e3:>9.0f}")
+        errors = sum(n for code, n in rec.status.items() if code >= 500)
+        print(f"status codes: {dict(sorted(rec.status.items()))}; "
+              f"answers >= 500: {errors}")
+        peak = max(r for _, r in self.rss)
+        timeline = ", ".join(
+            f"{t / 60:.0f} min {r:.0f}" for t, r in self.rss if int(t) % 60 < 5
+        )
+        print(f"RSS MiB: after warm-up {self.warm_rss:.0f}, end "
+              f"{self.rss[-1][1]:.0f}, peak {peak:.0f}; by minute: {timeline}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--minutes", type=float, default=10.0)
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--points", type=int, default=20000)
+    parser.add_argument("--rate", type=float, default=50.0)
+    parser.add_argument("--warmup", type=float, default=60.0)
+    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument(
+        "--compare",
+        default="",
+        help="another checkout, soaked at the same time (its own server, "
+        "clients and writer) for a side-by-side figure",
+    )
+    args = parser.parse_args()
+    folder = tempfile.mkdtemp(prefix="tbmf_soak_")
+    targets: list[Target] = []
+    stop = threading.Event()
+    try:
+        targets.append(Target("this checkout", folder, "", args))
+        if args.compare:
+            targets.append(Target(f"compared: {args.compare}", folder, args.compare, args))
+        threads = [t for target in targets for t in target.threads(args, stop)]
+        for thread in threads:
+            thread.start()
+        begun = time.monotonic()
+        end = begun + args.minutes * 60
+        while time.monotonic() < end:
+            now = time.monotonic() - begun
+            for target in targets:
+                target.rss.append((now, rss_mib(target.process.pid)))
+                if target.warm_rss is None and now >= args.warmup:
+                    target.warm_rss = target.rss[-1][1]
+                    with target.rec.lock:
+                        target.rec.measuring = True
+            time.sleep(5)
+        stop.set()
+        for thread in threads:
+            thread.join(130)
+        load = os.getloadavg()
+        print(f"soak: {args.minutes:g} min, {args.runs} runs x {args.points} steps "
+              f"each server, {args.clients} clients + a runs probe each, writer "
+              f"{args.rate:g} steps/s, measured after a {args.warmup:g} s warm-up")
+        for target in targets:
+            target.report()
+        print(f"\nload average (1, 5, 15 min) at the end: "
+              f"{load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+    finally:
+        stop.set()
+        for target in targets:
+            os.killpg(target.process.pid, 15)
+            target.process.wait(30)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
