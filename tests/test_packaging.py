@@ -45,6 +45,9 @@ def test_wheel_ships_frontend_and_serves_it(tmp_path):
         "tb_multiframework/static/vendor/uplot/uPlot.esm.js",
         "tb_multiframework/static/vendor/uplot/LICENSE",
         "tb_multiframework/plugin.py",
+        "tb_multiframework/static/i18n.js",
+        "tb_multiframework/i18n/catalogs/en.json",
+        "tb_multiframework/i18n/catalogs/zh-CN.json",
     ):
         assert needed in names, needed
     entry_points = [n for n in names if n.endswith("entry_points.txt")]
