@@ -322,7 +322,7 @@ export class HistChart {
     this._empty.hidden = hasData;
     this._empty.textContent = hasData
       ? ""
-      : (this._options.emptyText ?? t("chart.noData"));
+      : (this._options.emptyText ?? t("histchart.noData"));
   }
 
   _hideHover() {

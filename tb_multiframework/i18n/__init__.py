@@ -62,7 +62,7 @@ def lang_from_environment(environ: Mapping[str, str] | None = None) -> str:
     return DEFAULT_LANG
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def catalog(lang: str) -> Mapping[str, str]:
     """The messages of one supported language (id → text).
 
@@ -92,7 +92,9 @@ def fill(text: str, params: Mapping[str, Any] | None = None) -> str:
     if not params:
         return text
     return _PLACEHOLDER.sub(
-        lambda m: str(params[m.group(1)]) if m.group(1) in params else m.group(0),
+        lambda m: (
+            str(params[m.group(1)]) if m.group(1) in params else m.group(0)
+        ),
         text,
     )
 

@@ -12,7 +12,12 @@ import pytest
 from tb_multiframework import i18n
 from tests.conftest import make_client
 
-CATALOGS = Path(__file__).resolve().parents[2] / "tb_multiframework" / "i18n" / "catalogs"
+CATALOGS = (
+    Path(__file__).resolve().parents[2]
+    / "tb_multiframework"
+    / "i18n"
+    / "catalogs"
+)
 BASE = "/data/plugin/tb_multiframework"
 
 

@@ -37,19 +37,46 @@ _TIMEOUT_MS = 30_000
 # Latin words a Chinese UI keeps: product, framework and method names,
 # API names a hint quotes, units and symbols.
 KEPT = {
-    "tensorboard", "pytorch", "tensorflow", "keras", "paddle",
-    "paddlepaddle", "visualdl", "tensorboardx", "wasserstein", "jensen",
-    "shannon", "kolmogorov", "smirnov", "summarywriter", "add_histogram",
-    "summary", "histogram", "histogram_freq", "add_custom_scalars",
-    "custom_scalar", "loss", "ema", "kib", "json", "ctrl", "english",
-    "std", "mean", "max", "min", "nan", "inf", "python",
+    "tensorboard",
+    "pytorch",
+    "tensorflow",
+    "keras",
+    "paddle",
+    "paddlepaddle",
+    "visualdl",
+    "tensorboardx",
+    "wasserstein",
+    "jensen",
+    "shannon",
+    "kolmogorov",
+    "smirnov",
+    "summarywriter",
+    "add_histogram",
+    "summary",
+    "histogram",
+    "histogram_freq",
+    "add_custom_scalars",
+    "custom_scalar",
+    "loss",
+    "ema",
+    "kib",
+    "json",
+    "ctrl",
+    "english",
+    "std",
+    "mean",
+    "max",
+    "min",
+    "nan",
+    "inf",
+    "python",
 }
 
 # Collects what the user reads in the shell and the view: text nodes and
 # the title / aria-label / placeholder / label attributes, outside the
 # Compare chart panels (not converted yet). Run, tag and metric names are
 # blanked out before the words are counted.
-_COLLECT = """
+_COLLECT = r"""
 ([names]) => {
   const root = document.querySelector('.tbmf-app');
   const skip = (el) => el.closest(
@@ -205,9 +232,10 @@ def test_histograms_view_in_chinese(tb_server, new_page, dark):
         timeout=_TIMEOUT_MS,
     )
     assert frame.evaluate("document.documentElement.lang") == "zh-CN"
-    assert frame.inner_text('.tbmf-tab[data-view="histograms"]') == ZH[
-        "shell.tab.histograms"
-    ]
+    assert (
+        frame.inner_text('.tbmf-tab[data-view="histograms"]')
+        == ZH["shell.tab.histograms"]
+    )
     assert ZH["hist.distances.title"] in frame.inner_text(".tbmf-main")
     _assert_chinese(frame, _names(server), "histograms")
     _shot(recorded, f"histograms_{'dark' if dark else 'light'}.png")
@@ -248,7 +276,10 @@ def test_language_switch_is_kept_in_the_link_and_storage(tb_server, new_page):
     server = tb_server()
     # An English browser: English first.
     recorded, frame = _open(
-        new_page, server, {"tbmf.view": "histograms"}, dark=False,
+        new_page,
+        server,
+        {"tbmf.view": "histograms"},
+        dark=False,
         locale="en-US",
     )
     tab = '.tbmf-tab[data-view="histograms"]'
@@ -259,9 +290,7 @@ def test_language_switch_is_kept_in_the_link_and_storage(tb_server, new_page):
         arg=[tab, ZH["shell.tab.histograms"]],
     )
     assert "tbmf.lang=zh-CN" in recorded.page.url
-    assert (
-        frame.evaluate("localStorage.getItem('tbmf.pref.lang')") == "zh-CN"
-    )
+    assert frame.evaluate("localStorage.getItem('tbmf.pref.lang')") == "zh-CN"
     # The view was drawn again in Chinese.
     frame.wait_for_selector(
         f'text="{ZH["hist.distances.title"]}"', timeout=_TIMEOUT_MS
