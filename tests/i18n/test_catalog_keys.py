@@ -17,8 +17,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 CATALOGS = REPO / "tb_multiframework" / "i18n" / "catalogs"
 PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
-# A quoted string (', ", `) with an optional f prefix.
-QUOTED = re.compile(r"""(\bf)?(["'`])((?:(?!\2)[^\\\n])+)\2""")
+# A quoted string with an optional f prefix, one pattern a quote character
+# (so a key in '...' inside an f"..." string is found too); backticks are
+# JS template literals, in Python they are only docs.
+QUOTES = {".py": "\"'", ".js": "\"'`"}
+
+
+def _quoted(quote: str) -> re.Pattern[str]:
+    q = re.escape(quote)
+    return re.compile(rf"(\bf)?{q}((?:(?!{q})[^\\\n])+){q}")
 
 
 def _catalog(lang):
@@ -40,8 +47,14 @@ def _references():
     for path in _sources():
         if "vendor" in path.parts:
             continue
-        for m in QUOTED.finditer(path.read_text("utf-8")):
-            text = m.group(3)
+        source = path.read_text("utf-8")
+        matches = [
+            m
+            for quote in QUOTES[path.suffix]
+            for m in _quoted(quote).finditer(source)
+        ]
+        for m in matches:
+            text = m.group(2)
             head = re.split(r"[.{$]", text, maxsplit=1)[0]
             bare = re.sub(r"\$?\{[^}]*\}", "", text)
             if (
