@@ -389,7 +389,10 @@ export class HistChart {
       this._tooltip,
       h("div", {
         className: "tbmf-chart__tooltip-head",
-        text: `${formatX(edges[index])} to ${formatX(edges[index + 1])}`,
+        text: t("histchart.range", {
+          from: formatX(edges[index]),
+          to: formatX(edges[index + 1]),
+        }),
       }),
       rows.map((row) =>
         h(
