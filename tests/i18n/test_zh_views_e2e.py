@@ -16,6 +16,7 @@ cannot be saved (under the layout list).
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import urllib.parse
 from pathlib import Path
@@ -306,3 +307,32 @@ def test_language_switch_is_kept_in_the_link_and_storage(tb_server, new_page):
     frame = plugin_frame(recorded)
     assert frame.inner_text(tab) == "Histograms"
     assert frame.evaluate("document.documentElement.lang") == "en"
+
+
+def test_numbers_times_and_durations_follow_the_language(tb_server, new_page):
+    """intl.js in the running tab: Intl's forms for the tab's language."""
+    server = tb_server()
+    results = {}
+    for locale in ("zh-CN", "en-US"):
+        recorded, frame = _open(
+            new_page,
+            server,
+            {"tbmf.view": "histograms"},
+            dark=False,
+            locale=locale,
+        )
+        results[locale] = frame.evaluate(
+            """async () => {
+              const m = await import(
+                new URL("static/intl.js", document.baseURI).href);
+              return [m.formatDurationIntl(192), m.formatDurationIntl(0.25),
+                      m.formatDurationIntl(3 * 3600 + 240),
+                      m.formatInteger(1234567),
+                      m.formatTimeOfDay(Date.UTC(2026, 0, 2, 3, 4, 5))];
+            }"""
+        )
+    zh, en = results["zh-CN"], results["en-US"]
+    assert zh[:4] == ["3分钟12秒", "250毫秒", "3小时4分钟", "1,234,567"]
+    assert en[:4] == ["3 min 12 sec", "250 ms", "3 hr 4 min", "1,234,567"]
+    # Hours, minutes and seconds of the browser's local time, two digits.
+    assert re.fullmatch(r"\d\d:04:05", zh[4]) and zh[4] == en[4]
