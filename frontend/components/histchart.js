@@ -18,6 +18,7 @@ import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { withAlpha } from "../colors.js";
 import { ensureStylesheet, h, setChildren } from "../dom.js";
 import { formatValue } from "../format.js";
+import { t } from "../i18n.js";
 import { barPath, drawZeroLine, stepPath } from "./histdraw.js";
 import {
   axisStyle,
@@ -321,7 +322,7 @@ export class HistChart {
     this._empty.hidden = hasData;
     this._empty.textContent = hasData
       ? ""
-      : (this._options.emptyText ?? "No data");
+      : (this._options.emptyText ?? t("histchart.noData"));
   }
 
   _hideHover() {
@@ -388,7 +389,10 @@ export class HistChart {
       this._tooltip,
       h("div", {
         className: "tbmf-chart__tooltip-head",
-        text: `${formatX(edges[index])} to ${formatX(edges[index + 1])}`,
+        text: t("histchart.range", {
+          from: formatX(edges[index]),
+          to: formatX(edges[index + 1]),
+        }),
       }),
       rows.map((row) =>
         h(

@@ -15,6 +15,7 @@
 import { withAlpha } from "../colors.js";
 import { h, setChildren } from "../dom.js";
 import { formatValue } from "../format.js";
+import { hasMessage, t } from "../i18n.js";
 import { cssVar } from "../theme.js";
 import { AXIS_FONT, LABEL_FONT, watchSizeAndTheme } from "./plotkit.js";
 import {
@@ -193,7 +194,7 @@ export class RidgeChart {
     const lines = this._lines;
     this._empty.hidden = lines.length > 0;
     this._empty.textContent =
-      lines.length > 0 ? "" : (options.emptyText ?? "No histograms");
+      lines.length > 0 ? "" : (options.emptyText ?? t("hist.ridges.none"));
     this.element.ridgeData = {
       ...this.element.ridgeData,
       highlight: options.highlight ?? null,
@@ -345,7 +346,7 @@ export class RidgeChart {
    */
   _offsetText(offset) {
     const label = this._byX ? (this._options.offsetLabel ?? "x") : "step";
-    return `${label} ${formatValue(offset)}`;
+    return `${axisWord(label)} ${formatValue(offset)}`;
   }
 
   /** @param {MouseEvent} event */
@@ -377,10 +378,10 @@ export class RidgeChart {
       return;
     }
     const entry = this._options.entries[best.index];
-    const rows = [`step ${formatValue(entry.step)}`];
+    const rows = [`${axisWord("step")} ${formatValue(entry.step)}`];
     if (this._byX && this._options.offsetLabel !== "step") {
       rows.push(
-        `${this._options.offsetLabel ?? "x"} ${formatValue(best.offset)}`,
+        `${axisWord(this._options.offsetLabel ?? "x")} ${formatValue(best.offset)}`,
       );
     }
     const total = Array.from(entry.counts, Number).reduce((a, v) => a + v, 0);
@@ -392,12 +393,12 @@ export class RidgeChart {
       }),
       h("div", {
         className: "tbmf-chart__tooltip-row",
-        text: `${formatValue(total)} values`,
+        text: t("ridge.values", { n: formatValue(total) }),
       }),
       this._options.onPick
         ? h("div", {
             className: "tbmf-chart__tooltip-row tbmf-muted",
-            text: "Click to compare here",
+            text: t("ridge.clickToCompare"),
           })
         : null,
     );
@@ -433,4 +434,14 @@ export class RidgeChart {
  */
 function mix(hex, t) {
   return withAlpha(hex, 0.35 + 0.65 * t);
+}
+
+/**
+ * An axis id (`step`, `epoch`, ...) in the tab's language; anything else
+ * as given.
+ * @param {string} id
+ * @returns {string}
+ */
+function axisWord(id) {
+  return hasMessage(`axis.${id}`) ? t(`axis.${id}`) : id;
 }
