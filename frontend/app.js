@@ -173,6 +173,9 @@ export class App {
   }
 
   start() {
+    // TensorBoard's plugin_entry.html has neither (WCAG 3.1.1, 2.4.2).
+    document.documentElement.lang ||= "en";
+    document.title ||= "Multiframework";
     this.theme.start();
     this.root.replaceChildren(this.element);
     this.state.subscribe((changed) => {

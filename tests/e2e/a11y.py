@@ -56,7 +56,9 @@ def describe(violations: list[dict[str, Any]], *, nodes: int = 4) -> str:
     """A readable listing for an assertion message."""
     lines = []
     for v in violations:
-        lines.append(f"{v['impact']} {v['id']} ({len(v['nodes'])}): {v['help']}")
+        lines.append(
+            f"{v['impact']} {v['id']} ({len(v['nodes'])}): {v['help']}"
+        )
         for node in v["nodes"][:nodes]:
             summary = " ".join(node["summary"].split())[:220]
             lines.append(f"    {node['target']}: {summary}")
