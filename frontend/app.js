@@ -3,6 +3,7 @@
 
 import { bindColorScope } from "./colors.js";
 import { ensureStylesheet, h, icon } from "./dom.js";
+import { rovingSegments, skipLinks } from "./keyboard.js";
 import { Catalog, errorText } from "./model.js";
 import { AppState, KEYS, VIEWS } from "./state.js";
 import { Theme } from "./theme.js";
@@ -147,6 +148,8 @@ export class App {
     this.element = h(
       "div",
       { className: "tbmf-app" },
+      // First in the tab order: past 50 runs' rows to the controls.
+      skipLinks(this._main),
       h(
         "header",
         { className: "tbmf-header" },
@@ -178,6 +181,7 @@ export class App {
     document.title ||= "Multiframework";
     this.theme.start();
     this.root.replaceChildren(this.element);
+    rovingSegments(this.element);
     this.state.subscribe((changed) => {
       if (changed.has(KEYS.view)) void this._showView(this.state.view);
     });

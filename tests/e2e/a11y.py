@@ -68,3 +68,87 @@ def describe(violations: list[dict[str, Any]], *, nodes: int = 4) -> str:
 def count_nodes(violations: list[dict[str, Any]]) -> int:
     """Failing elements over every rule."""
     return sum(len(v["nodes"]) for v in violations)
+
+
+# The focused element's ring: computed outline, the colour behind it (the
+# ancestors' backgrounds composited) and the first ancestor whose overflow
+# clips part of it. Offsets are CSS pixels.
+_FOCUS_RING_JS = """() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return null;
+  const style = getComputedStyle(el);
+  const width = parseFloat(style.outlineWidth) || 0;
+  const offset = parseFloat(style.outlineOffset) || 0;
+  const grow = style.outlineStyle === 'none' ? 0 : width + offset;
+  const r = el.getBoundingClientRect();
+  const ring = {left: r.left - grow, top: r.top - grow,
+                right: r.right + grow, bottom: r.bottom + grow};
+  const parse = c => {
+    const m = c.match(/rgba?\\(([^)]+)\\)/);
+    if (!m) return [0, 0, 0, 0];
+    const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
+    return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
+  };
+  // An outline outside the box is drawn over the parent's background.
+  const layers = [];
+  let node = offset >= 0 ? el.parentElement : el;
+  for (; node; node = node.parentElement) {
+    const c = parse(getComputedStyle(node).backgroundColor);
+    if (c[3] > 0) layers.push(c);
+    if (c[3] >= 1) break;
+  }
+  let back = [255, 255, 255];
+  for (const [r0, g0, b0, a] of layers.reverse()) {
+    back = [r0 * a + back[0] * (1 - a), g0 * a + back[1] * (1 - a),
+            b0 * a + back[2] * (1 - a)];
+  }
+  let clippedBy = null;
+  for (let a = el.parentElement; a; a = a.parentElement) {
+    const s = getComputedStyle(a);
+    const clipsX = s.overflowX !== 'visible';
+    const clipsY = s.overflowY !== 'visible';
+    if (!clipsX && !clipsY) continue;
+    const b = a.getBoundingClientRect();
+    const box = {left: b.left + a.clientLeft, top: b.top + a.clientTop,
+                 right: b.left + a.clientLeft + a.clientWidth,
+                 bottom: b.top + a.clientTop + a.clientHeight};
+    const out = (clipsX && (ring.left < box.left - 0.5
+                             || ring.right > box.right + 0.5))
+             || (clipsY && (ring.top < box.top - 0.5
+                             || ring.bottom > box.bottom + 0.5));
+    if (out) {
+      clippedBy = a.className || a.tagName;
+      break;
+    }
+  }
+  return {
+    element: el.className || el.tagName,
+    style: style.outlineStyle,
+    width,
+    offset,
+    color: parse(style.outlineColor),
+    background: back.map(Math.round),
+    clippedBy,
+    ring,
+  };
+}"""
+
+
+def focus_ring(frame: Frame) -> dict[str, Any] | None:
+    """The ring of the element that has focus in ``frame`` (None: nothing)."""
+    return frame.evaluate(_FOCUS_RING_JS)
+
+
+def contrast(rgb_a: list[float], rgb_b: list[float]) -> float:
+    """WCAG 2.1 contrast ratio of two sRGB colours (0..255 channels)."""
+
+    def luminance(rgb: list[float]) -> float:
+        def channel(value: float) -> float:
+            c = value / 255
+            return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
+
+        r, g, b = (channel(v) for v in rgb[:3])
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    light, dark = sorted((luminance(rgb_a), luminance(rgb_b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
