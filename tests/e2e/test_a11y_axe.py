@@ -74,6 +74,33 @@ VIEWS: dict[str, Callable[[Frame], None]] = {
 }
 
 
+def _config_diff(frame: Frame) -> None:
+    frame.wait_for_selector(
+        ".tbmf-config-diff .tbmf-config-diff__head", timeout=_TIMEOUT_MS
+    )
+
+
+def _editor(frame: Frame) -> None:
+    frame.wait_for_selector(".tbmf-lay-editor", timeout=_TIMEOUT_MS)
+    frame.wait_for_timeout(600)  # the debounced preview
+
+
+# More states a user reaches in a click or two: (view, URL state, wait).
+STATES: dict[str, tuple[str, str, Callable[[Frame], None]]] = {
+    "compare-baseline-groups": (
+        "compare",
+        "tbmf.cm=loss%2Ftrain%40batch&tbmf.cb=pytorch_sgd&tbmf.cg=framework",
+        _compare,
+    ),
+    "runs-config-diff": (
+        "runs",
+        "tbmf.rd=1&tbmf.sel=pytorch_sgd,keras_fit%2Ftrain,paddle_vdl",
+        _config_diff,
+    ),
+    "layouts-editor": ("layouts", "tbmf.le=new", _editor),
+}
+
+
 def open_view(new_page, tb_server, open_tab, view: str, theme: str):
     """The view on the demo in that theme, in a page axe can be injected in."""
     page = new_page(**A11Y_CONTEXT)
@@ -96,6 +123,29 @@ def test_no_serious_axe_findings(
     print(
         f"\naxe {view}/{theme}: {len(violations)} rules, "
         f"{count_nodes(violations)} elements\n{describe(violations)}"
+    )
+    assert not violations, describe(violations, nodes=12)
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+@pytest.mark.parametrize("state", list(STATES))
+def test_no_serious_axe_findings_in_more_states(
+    new_page, tb_server, open_tab, state: str, theme: str
+) -> None:
+    view, query, wait = STATES[state]
+    page = new_page(**A11Y_CONTEXT)
+    frame = open_tab(
+        page,
+        tb_server(),
+        suffix=f"{THEMES[theme]}#tb_multiframework&tbmf.view={view}&{query}",
+    )
+    assert frame.get_attribute("html", "data-theme") == theme
+    wait(frame)
+    frame.wait_for_timeout(300)
+    violations = axe_violations(frame)
+    print(
+        f"\naxe {state}/{theme}: {len(violations)} rules, "
+        f"{count_nodes(violations)} elements\n{describe(violations, nodes=30)}"
     )
     assert not violations, describe(violations, nodes=12)
 

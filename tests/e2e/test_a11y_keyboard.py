@@ -22,7 +22,13 @@ import pytest
 from playwright.sync_api import Frame
 
 from scripts.make_sweep_logs import write_sweep
-from tests.e2e.a11y import A11Y_CONTEXT, contrast, focus_ring
+from tests.e2e.a11y import (
+    A11Y_CONTEXT,
+    axe_violations,
+    contrast,
+    describe,
+    focus_ring,
+)
 from tests.e2e.conftest import SCREENSHOTS
 
 pytestmark = pytest.mark.e2e
@@ -118,6 +124,20 @@ def test_skip_link_reaches_the_axis_buttons_of_the_sweep(
     assert _active(frame)["text"] == "Skip to controls"
     box = frame.locator(".tbmf-skip__link").first.bounding_box()
     assert box is not None and box["y"] >= 0 and box["height"] > 10
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_no_serious_axe_findings_at_fifty_runs(
+    sweep_server, new_page, open_tab, theme: str
+) -> None:
+    """The sweep's Compare view: 50 run rows, the compact legend, the
+    anomaly markers of ~150 spikes."""
+    page = new_page(viewport={"width": 1440, "height": 900}, **A11Y_CONTEXT)
+    query = "?darkMode=true" if theme == "dark" else ""
+    frame = _open_compare(page, sweep_server, open_tab, query, cm="loss/train")
+    assert frame.get_attribute("html", "data-theme") == theme
+    violations = axe_violations(frame)
+    assert not violations, describe(violations, nodes=12)
 
 
 def test_arrow_keys_choose_the_axis(tb_server, new_page, open_tab) -> None:
