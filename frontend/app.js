@@ -3,7 +3,7 @@
 
 import { bindColorScope } from "./colors.js";
 import { ensureStylesheet, h, icon } from "./dom.js";
-import { rovingSegments, skipLinks } from "./keyboard.js";
+import { installKeyboard, skipLinks } from "./keyboard.js";
 import { Catalog, errorText } from "./model.js";
 import { AppState, KEYS, VIEWS } from "./state.js";
 import { Theme } from "./theme.js";
@@ -181,7 +181,7 @@ export class App {
     document.title ||= "Multiframework";
     this.theme.start();
     this.root.replaceChildren(this.element);
-    rovingSegments(this.element);
+    installKeyboard(this.element);
     this.state.subscribe((changed) => {
       if (changed.has(KEYS.view)) void this._showView(this.state.view);
     });

@@ -78,12 +78,14 @@ function focusRegion(region) {
 
 /**
  * Gives every segmented control under `root` a roving tabindex (kept up to
- * date as items are pressed or added) and arrow-key navigation.
+ * date as items are pressed or added) and arrow-key navigation, and
+ * scrolls a control focused from the keyboard fully into its scrolling box.
  * @param {HTMLElement} root
  * @returns {() => void} stops
  */
-export function rovingSegments(root) {
+export function installKeyboard(root) {
   root.addEventListener("keydown", onSegmentKey);
+  root.addEventListener("focusin", revealFocus);
   const observer = new MutationObserver((records) => {
     /** @type {Set<Element>} */
     const groups = new Set();
@@ -114,7 +116,20 @@ export function rovingSegments(root) {
   return () => {
     observer.disconnect();
     root.removeEventListener("keydown", onSegmentKey);
+    root.removeEventListener("focusin", revealFocus);
   };
+}
+
+/**
+ * Chromium leaves a control that is partly inside a scrolling box (a sort
+ * button at the table's right edge) where it is; "nearest" brings it and,
+ * with the boxes' scroll-padding, its ring in, and moves nothing otherwise.
+ * @param {FocusEvent} event
+ */
+function revealFocus(event) {
+  const target = /** @type {HTMLElement} */ (event.target);
+  if (!target.matches?.(":focus-visible")) return;
+  target.scrollIntoView({ block: "nearest", inline: "nearest" });
 }
 
 /**

@@ -70,28 +70,51 @@ def count_nodes(violations: list[dict[str, Any]]) -> int:
     return sum(len(v["nodes"]) for v in violations)
 
 
-# The focused element's ring: computed outline, the colour behind it (the
-# ancestors' backgrounds composited) and the first ancestor whose overflow
-# clips part of it. Offsets are CSS pixels.
+# The focused element's ring: computed outline (or, for a control drawn
+# with `outline: none`, the border + box-shadow ring of it or of the box it
+# sits in, `:focus-within`), the colour behind it (the ancestors'
+# backgrounds composited) and the first ancestor whose overflow clips part
+# of it. Offsets are CSS pixels.
 _FOCUS_RING_JS = """() => {
-  const el = document.activeElement;
-  if (!el || el === document.body) return null;
-  const style = getComputedStyle(el);
-  const width = parseFloat(style.outlineWidth) || 0;
-  const offset = parseFloat(style.outlineOffset) || 0;
-  const grow = style.outlineStyle === 'none' ? 0 : width + offset;
-  const r = el.getBoundingClientRect();
-  const ring = {left: r.left - grow, top: r.top - grow,
-                right: r.right + grow, bottom: r.bottom + grow};
+  const focused = document.activeElement;
+  if (!focused || focused === document.body) return null;
   const parse = c => {
     const m = c.match(/rgba?\\(([^)]+)\\)/);
     if (!m) return [0, 0, 0, 0];
     const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number);
     return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1];
   };
+  let el = focused;
+  let style = getComputedStyle(el);
+  let kind = 'outline';
+  let width = parseFloat(style.outlineWidth) || 0;
+  let offset = parseFloat(style.outlineOffset) || 0;
+  let color = style.outlineColor;
+  if (style.outlineStyle === 'none') {
+    for (const candidate of [focused, focused.parentElement]) {
+      const s = getComputedStyle(candidate);
+      const shadow = s.boxShadow.match(
+        /^(rgba?\\([^)]*\\)) 0px 0px 0px (\\d+(?:\\.\\d+)?)px/);
+      if (!shadow) continue;
+      el = candidate;
+      style = s;
+      kind = 'box-shadow';
+      color = shadow[1];
+      const border = s.borderTopColor === color
+        ? parseFloat(s.borderTopWidth) : 0;
+      width = parseFloat(shadow[2]) + border;
+      offset = -border;
+      break;
+    }
+  }
+  const grow = kind === 'outline' && style.outlineStyle === 'none'
+    ? 0 : width + offset;
+  const r = el.getBoundingClientRect();
+  const ring = {left: r.left - grow, top: r.top - grow,
+                right: r.right + grow, bottom: r.bottom + grow};
   // An outline outside the box is drawn over the parent's background.
   const layers = [];
-  let node = offset >= 0 ? el.parentElement : el;
+  let node = offset >= 0 || kind === 'box-shadow' ? el.parentElement : el;
   for (; node; node = node.parentElement) {
     const c = parse(getComputedStyle(node).backgroundColor);
     if (c[3] > 0) layers.push(c);
@@ -103,6 +126,7 @@ _FOCUS_RING_JS = """() => {
             b0 * a + back[2] * (1 - a)];
   }
   let clippedBy = null;
+  let clipBox = null;
   for (let a = el.parentElement; a; a = a.parentElement) {
     const s = getComputedStyle(a);
     const clipsX = s.overflowX !== 'visible';
@@ -118,17 +142,20 @@ _FOCUS_RING_JS = """() => {
                              || ring.bottom > box.bottom + 0.5));
     if (out) {
       clippedBy = a.className || a.tagName;
+      clipBox = box;
       break;
     }
   }
   return {
-    element: el.className || el.tagName,
-    style: style.outlineStyle,
+    element: focused.className || focused.tagName,
+    kind,
+    style: kind === 'outline' ? style.outlineStyle : 'solid',
     width,
     offset,
-    color: parse(style.outlineColor),
+    color: parse(color),
     background: back.map(Math.round),
     clippedBy,
+    clipBox,
     ring,
   };
 }"""

@@ -30,6 +30,7 @@ from tests.e2e.a11y import (
     focus_ring,
 )
 from tests.e2e.conftest import SCREENSHOTS
+from tests.e2e.test_a11y_axe import THEMES, VIEWS, open_view
 
 pytestmark = pytest.mark.e2e
 
@@ -248,3 +249,51 @@ def test_focus_rings_are_visible_and_not_clipped(
     page.page.keyboard.press("Escape")
     ring = _keyboard_focus(page, frame, f'{_AXIS}[aria-pressed="true"]')
     _assert_ring(ring)
+
+
+# Tab stops walked per view: past the toolbars into the lists and charts.
+TAB_STOPS = 120
+# Drawn by a pseudo-element CSS cannot read back: the slider's thumb gets a
+# 2 px --focus ring outside a 2 px surface gap (histograms.css).
+_UNREADABLE_RINGS = ("tbmf-hist-slider",)
+
+
+def _ring_problems(ring: dict[str, Any]) -> list[str]:
+    problems = []
+    if ring["style"] == "none" or ring["width"] < MIN_RING_PX:
+        problems.append(f"{ring['style']} {ring['width']} px")
+    elif ring["color"][3] < 1:
+        problems.append(f"translucent {ring['color']}")
+    elif contrast(ring["color"], ring["background"]) < MIN_RING_CONTRAST:
+        ratio = contrast(ring["color"], ring["background"])
+        problems.append(f"{ratio:.2f}:1 on {ring['background']}")
+    if ring["clippedBy"]:
+        problems.append(f"clipped by {ring['clippedBy']}")
+    return problems
+
+
+@pytest.mark.parametrize("theme", list(THEMES))
+@pytest.mark.parametrize("view", list(VIEWS))
+def test_every_tab_stop_shows_an_unclipped_ring(
+    tb_server, new_page, open_tab, view: str, theme: str
+) -> None:
+    """Tabs through each view from the top: every control that takes focus
+    shows a ring >= 2 px at >= 3:1 that no scrolling box cuts off."""
+    page, frame = open_view(new_page, tb_server, open_tab, view, theme)
+    _start_of_tab(frame)
+    bad: dict[str, list[str]] = {}
+    stops = 0
+    for _ in range(TAB_STOPS):
+        page.page.keyboard.press("Tab")
+        ring = focus_ring(frame)
+        if ring is None:
+            break  # out of the iframe: the whole view was walked
+        stops += 1
+        if ring["element"].startswith(_UNREADABLE_RINGS):
+            continue
+        problems = _ring_problems(ring)
+        if problems:
+            bad.setdefault(ring["element"], problems)
+    print(f"\n{view}/{theme}: {stops} tab stops, {len(bad)} kinds failing")
+    assert stops >= 10
+    assert not bad, bad
