@@ -297,3 +297,35 @@ def test_every_tab_stop_shows_an_unclipped_ring(
     print(f"\n{view}/{theme}: {stops} tab stops, {len(bad)} kinds failing")
     assert stops >= 10
     assert not bad, bad
+
+
+def test_arrow_keys_in_the_histograms_segmented_controls(
+    tb_server, new_page, open_tab
+) -> None:
+    """The same keys in the other kind of segmented control (`.tbmf-seg`)."""
+    page = new_page()
+    frame = open_tab(
+        page, tb_server(), suffix="#tb_multiframework&tbmf.view=histograms"
+    )
+    VIEWS["histograms"](frame)
+    group = frame.locator(".tbmf-seg").first
+    state = """g => [...g.querySelectorAll(':scope > button')].map(b =>
+        [b.textContent, b.tabIndex, b.getAttribute('aria-pressed'),
+         b.disabled])"""
+    before = group.evaluate(state)
+    enabled = [b for b in before if not b[3]]
+    assert len(enabled) >= 2, before
+    pressed = [b[0] for b in before if b[2] == "true"]
+    assert [b[0] for b in before if b[1] == 0] == pressed, before
+    group.locator('button[aria-pressed="true"]').focus()
+    page.page.keyboard.press("End")
+    frame.wait_for_function(
+        """([sel, label]) => [...document.querySelector(sel)
+            .querySelectorAll(':scope > button[aria-pressed="true"]')]
+            .map(b => b.textContent).join() === label""",
+        arg=[".tbmf-seg", enabled[-1][0]],
+        timeout=_TIMEOUT_MS,
+    )
+    after = group.evaluate(state)
+    assert [b[0] for b in after if b[1] == 0] == [enabled[-1][0]], after
+    assert _active(frame)["text"] == enabled[-1][0]
