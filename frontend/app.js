@@ -13,6 +13,7 @@ import {
   t,
 } from "./i18n.js";
 import { formatTimeOfDay } from "./intl.js";
+import { installKeyboard, skipLinks } from "./keyboard.js";
 import { Catalog, errorText } from "./model.js";
 import { AppState, KEYS, VIEWS } from "./state.js";
 import { Theme } from "./theme.js";
@@ -138,9 +139,12 @@ export class App {
     /** @type {Map<string, HTMLButtonElement>} */
     this._tabs = new Map();
     this._header = this._buildHeader();
+    this._skip = skipLinks(this._main);
     this.element = h(
       "div",
       { className: "tbmf-app" },
+      // First in the tab order: past 50 runs' rows to the controls.
+      this._skip,
       this._header,
       this._banners,
       this._main,
@@ -252,6 +256,9 @@ export class App {
     const header = this._buildHeader();
     this._header.replaceWith(header);
     this._header = header;
+    const skip = skipLinks(this._main);
+    this._skip.replaceWith(skip);
+    this._skip = skip;
     this._renderStatus();
     const view = this._viewId ?? this.state.view;
     this._viewId = null;
@@ -259,8 +266,13 @@ export class App {
   }
 
   start() {
+    // TensorBoard's plugin_entry.html has neither (WCAG 3.1.1, 2.4.2).
+    // (i18n.js sets the language's code once its catalog is loaded.)
+    document.documentElement.lang ||= language();
+    document.title ||= "Frameworks";
     this.theme.start();
     this.root.replaceChildren(this.element);
+    installKeyboard(this.element);
     this.state.subscribe((changed) => {
       if (changed.has(KEYS.view)) void this._showView(this.state.view);
       if (changed.has(LANG_KEY)) void this._followLanguage();

@@ -94,7 +94,11 @@ export class HistChart {
 
     this._title = h("div", { className: "tbmf-chart__title" });
     this._header = h("div", { className: "tbmf-chart__header" }, this._title);
-    this._plot = h("div", { className: "tbmf-chart__plot" });
+    // Focusable and named after its title, so keyboard users reach it.
+    this._plot = h("div", {
+      className: "tbmf-chart__plot",
+      attrs: { tabindex: "0", role: "figure" },
+    });
     this._empty = h("div", { className: "tbmf-chart__empty" });
     this._hover = h("div", { className: "tbmf-histchart__hover" });
     this._tooltip = h("div", {
@@ -174,6 +178,8 @@ export class HistChart {
     const { title } = this._options;
     setChildren(this._title, title ?? null);
     this._header.hidden = title == null || title === "";
+    const name = this._title.textContent || "Histogram";
+    this._plot.setAttribute("aria-label", `${name}: histogram chart`);
   }
 
   /** @returns {uPlot.AlignedData} centres, then one column per series */

@@ -79,7 +79,11 @@ export class RidgeChart {
 
     this._title = h("div", { className: "tbmf-chart__title" });
     this._header = h("div", { className: "tbmf-chart__header" }, this._title);
-    this._canvas = h("canvas", { className: "tbmf-ridge__canvas" });
+    // Focusable and named after its title, so keyboard users reach it.
+    this._canvas = h("canvas", {
+      className: "tbmf-ridge__canvas",
+      attrs: { tabindex: "0", role: "img" },
+    });
     this._empty = h("div", { className: "tbmf-chart__empty" });
     this._tooltip = h("div", {
       className: "tbmf-chart__tooltip",
@@ -173,6 +177,10 @@ export class RidgeChart {
     const options = this._options;
     setChildren(this._title, options.title ?? null);
     this._header.hidden = options.title == null || options.title === "";
+    this._canvas.setAttribute(
+      "aria-label",
+      `${this._title.textContent || "Histograms"}: histograms over training`,
+    );
     const width = Math.max(this._body.clientWidth, 100);
     const height = options.height ?? 240;
     const ratio = window.devicePixelRatio || 1;
