@@ -179,7 +179,7 @@ export class HistChart {
     setChildren(this._title, title ?? null);
     this._header.hidden = title == null || title === "";
     const name = this._title.textContent || "Histogram";
-    this._plot.setAttribute("aria-label", `${name}: histogram chart`);
+    this._plot.setAttribute("aria-label", t("hist.chart.aria", { name }));
   }
 
   /** @returns {uPlot.AlignedData} centres, then one column per series */

@@ -179,7 +179,9 @@ export class RidgeChart {
     this._header.hidden = options.title == null || options.title === "";
     this._canvas.setAttribute(
       "aria-label",
-      `${this._title.textContent || "Histograms"}: histograms over training`,
+      t("hist.ridge.aria", {
+        name: this._title.textContent || t("shell.tab.histograms"),
+      }),
     );
     const width = Math.max(this._body.clientWidth, 100);
     const height = options.height ?? 240;
