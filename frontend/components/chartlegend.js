@@ -2,6 +2,7 @@
 // note, or in a compact scrolling box when there are many).
 
 import { h } from "../dom.js";
+import { t } from "../i18n.js";
 import { MANY_SERIES } from "./chartuplot.js";
 import { swatchStyle } from "./charttooltip.js";
 
@@ -94,13 +95,16 @@ export function labelPlot(plot, options, slots) {
   const listed = slots.filter((slot) => slot.spec.legend !== false);
   const names = listed.slice(0, NAMED_SERIES).map((slot) => slot.spec.label);
   if (listed.length > NAMED_SERIES) {
-    names.push(`${listed.length - NAMED_SERIES} more`);
+    names.push(t("chart.aria.more", { n: listed.length - NAMED_SERIES }));
   }
-  const what = options.label || options.title || "Chart";
-  const x = options.xAxisLabel || options.xLabel || "x";
-  const count = `${listed.length} series`;
+  const params = {
+    what: options.label || options.title || t("chart.aria.chart"),
+    n: listed.length,
+    x: options.xAxisLabel || options.xLabel || "x",
+    names: names.join(", "),
+  };
   plot.setAttribute(
     "aria-label",
-    `${what}: ${count} against ${x}${names.length ? `: ${names.join(", ")}` : ""}`,
+    t(names.length ? "chart.aria.named" : "chart.aria.plain", params),
   );
 }
