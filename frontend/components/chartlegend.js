@@ -95,16 +95,16 @@ export function labelPlot(plot, options, slots) {
   const listed = slots.filter((slot) => slot.spec.legend !== false);
   const names = listed.slice(0, NAMED_SERIES).map((slot) => slot.spec.label);
   if (listed.length > NAMED_SERIES) {
-    names.push(t("chart.aria.more", { n: listed.length - NAMED_SERIES }));
+    names.push(t("a11y.chart.more", { n: listed.length - NAMED_SERIES }));
   }
   const params = {
-    what: options.label || options.title || t("chart.aria.chart"),
+    what: options.label || options.title || t("a11y.chart.chart"),
     n: listed.length,
     x: options.xAxisLabel || options.xLabel || "x",
     names: names.join(", "),
   };
   plot.setAttribute(
     "aria-label",
-    t(names.length ? "chart.aria.named" : "chart.aria.plain", params),
+    t(names.length ? "a11y.chart.named" : "a11y.chart.plain", params),
   );
 }
