@@ -53,6 +53,25 @@ def demo_client(demo_copy):
     return client
 
 
+def pytest_configure(config):
+    """With TBMF_TEST_WHEEL=1 (scripts/test.sh), the package under test must
+    be the installed wheel, not the source tree: anything else stops the run
+    before a test."""
+    if os.environ.get("TBMF_TEST_WHEEL") != "1":
+        return
+    import sysconfig
+
+    import tb_multiframework
+
+    installed = os.path.realpath(sysconfig.get_path("purelib"))
+    found = os.path.realpath(tb_multiframework.__file__)
+    if not found.startswith(installed + os.sep):
+        raise pytest.UsageError(
+            f"TBMF_TEST_WHEEL=1 but tb_multiframework is {found}, "
+            f"not the wheel installed in {installed}"
+        )
+
+
 def pytest_sessionfinish(session, exitstatus):
     """With TBMF_FORBID_SKIPS=1 (CI), a skipped test fails the run."""
     if os.environ.get("TBMF_FORBID_SKIPS") != "1":
