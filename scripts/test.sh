@@ -68,7 +68,7 @@ echo "testing $(basename "$wheel") on $("$PY" -V) in $VENV"
 mkdir "$WORK/tree"
 for entry in "$REPO"/* "$REPO"/.[!.]*; do
   case "$(basename "$entry")" in
-    tb_multiframework | .git | .venv-test | build | dist | *.egg-info) ;;
+    tb_multiframework | .git | .venv-* | build | dist | *.egg-info) ;;
     *) [ -e "$entry" ] && ln -s "$entry" "$WORK/tree/" ;;
   esac
 done

@@ -14,6 +14,11 @@ from werkzeug import test as werkzeug_test
 from tb_multiframework.plugin import MultiframeworkLoader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The checkout itself, for tests that build the package from it: under
+# scripts/test.sh, ROOT is a tree of links to the checkout that leaves the
+# package out (so that what runs is the installed wheel); SOURCE follows the
+# links back.
+SOURCE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 # The plugin's persistent cache goes to $XDG_CACHE_HOME: one fresh directory
 # per test session (TensorBoard processes the tests start inherit it), never
 # the user's own cache.

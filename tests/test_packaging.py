@@ -27,9 +27,9 @@ from pathlib import Path
 
 import pytest
 
-# The checkout itself: scripts/test.sh runs the suite from a tree of links
-# that leaves the package out, and `resolve()` follows them back.
-SOURCE = Path(__file__).resolve().parents[1]
+from tests.conftest import SOURCE as CHECKOUT
+
+SOURCE = Path(CHECKOUT)
 FRONTEND = SOURCE / "frontend"
 NAME = "tb_multiframework"
 
