@@ -15,6 +15,8 @@
 #   PYTHON          the interpreter for the venv (default: python3, >= 3.10)
 #   TBMF_TEST_VENV  the venv's directory (default: .venv-test)
 #   PIP_CONSTRAINT  as pip reads it, e.g. version floors (.ci/floors.txt)
+#   TBMF_TEST_PACKAGES  install the wheel with these packages instead of
+#                   its test extra (for a selection of tests that needs less)
 #
 # Without arguments: the tests not marked e2e on two workers (pytest-xdist),
 # then the e2e tests (real TensorBoard, Chromium) one at a time. With
@@ -61,7 +63,13 @@ fi
 wheel=$(ls "$WORK"/dist/tb_multiframework-*.whl)
 # Uninstalled first: an earlier wheel of the same version would be kept.
 pip uninstall -y tb-multiframework
-pip install "$wheel[test]"
+if [ -n "${TBMF_TEST_PACKAGES:-}" ]; then
+  # A leg that runs a few tests installs only what they need.
+  # shellcheck disable=SC2086
+  pip install "$wheel" $TBMF_TEST_PACKAGES
+else
+  pip install "$wheel[test]"
+fi
 echo "testing $(basename "$wheel") on $("$PY" -V) in $VENV"
 
 # The checkout minus the package (and what building left there).
