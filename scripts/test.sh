@@ -95,7 +95,11 @@ if [ $# -gt 0 ]; then
   pytest "$@"
 else
   # --dist loadfile: a file's tests share one worker (module fixtures once).
-  pytest -n 2 --dist loadfile -m "not e2e" tests
-  pytest -m e2e tests
+  # Both halves run; either failing fails the script.
+  status=0
+  pytest -n 2 --dist loadfile -m "not e2e" tests || status=$?
+  pytest -m e2e tests || status=$?
+  echo "scripts/test.sh: $(($(date +%s) - started)) s"
+  exit "$status"
 fi
 echo "scripts/test.sh: $(($(date +%s) - started)) s"

@@ -77,6 +77,16 @@ def pytest_configure(config):
         )
 
 
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/e2e is an e2e test (a real TensorBoard and
+    Chromium), marked or not: scripts/test.sh runs them one at a time, apart
+    from the tests it spreads over two workers."""
+    e2e = os.path.join(os.path.dirname(os.path.realpath(__file__)), "e2e")
+    for item in items:
+        if os.path.realpath(item.path).startswith(e2e + os.sep):
+            item.add_marker(pytest.mark.e2e)
+
+
 def pytest_sessionfinish(session, exitstatus):
     """With TBMF_FORBID_SKIPS=1 (CI), a skipped test fails the run."""
     if os.environ.get("TBMF_FORBID_SKIPS") != "1":
