@@ -3,7 +3,7 @@
 import os
 import shutil
 
-from setuptools import find_packages, setup
+from setuptools import setup
 from setuptools.command.build_py import build_py
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,34 +24,12 @@ class BuildWithFrontend(build_py):
         )
 
 
-def _version():
-    scope = {}
-    with open(os.path.join(HERE, "tb_multiframework", "__init__.py")) as f:
-        exec(f.read(), scope)
-    return scope["__version__"]
-
-
+# Static metadata (name, version from tb_multiframework.__version__,
+# description, license, classifiers, URLs) is in pyproject.toml's [project];
+# what is here is listed there as `dynamic`.
 setup(
-    name="tb-multiframework",
-    version=_version(),
-    description=(
-        "TensorBoard tab comparing PyTorch, TensorFlow/Keras and PaddlePaddle "
-        "runs: aligned axes, matched metrics, difference curves, layouts and "
-        "histogram diffs, with every logged point."
-    ),
-    long_description=(
-        open(os.path.join(HERE, "README.md")).read()
-        if os.path.exists(os.path.join(HERE, "README.md"))
-        else ""
-    ),
-    long_description_content_type="text/markdown",
-    license="Apache-2.0",
-    python_requires=">=3.10",
-    packages=find_packages(
-        include=["tb_multiframework", "tb_multiframework.*"]
-    ),
     # The message catalogs the server, `tbmf` and the tab read (not Python
-    # files, so find_packages alone would leave them out of the wheel;
+    # files, so the packages alone would leave them out of the wheel;
     # setuptools also puts package_data into the sdist).
     package_data={"tb_multiframework.i18n": ["catalogs/*.json"]},
     install_requires=[
@@ -69,6 +47,12 @@ setup(
         "test": [
             "google-re2>=1.1",
             "pytest>=7",
+            # scripts/test.sh: the non-browser tests on two workers.
+            "pytest-xdist>=3",
+            # tests/test_packaging.py builds the sdist and the wheel, and
+            # checks the classifiers against the official list.
+            "build>=1",
+            "trove-classifiers",
             "scipy>=1.9",
             "fsspec",
             "playwright>=1.40",
@@ -102,9 +86,4 @@ setup(
         ],
     },
     cmdclass={"build_py": BuildWithFrontend},
-    classifiers=[
-        "Programming Language :: Python :: 3",
-        "License :: OSI Approved :: Apache Software License",
-        "Topic :: Scientific/Engineering :: Artificial Intelligence",
-    ],
 )

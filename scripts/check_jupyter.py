@@ -122,7 +122,18 @@ def _write_notebook(
     nbformat.write(notebook, str(path))
 
 
-def _run_all_cells(page: Page, url: str, api: str) -> None:
+def _notebook_kernel_idle(sessions: list[dict], notebook: str) -> bool:
+    """Whether this notebook's own kernel is idle: the server also lists the
+    sessions of notebooks opened before (the direct mode's, still idle,
+    while the proxy mode's kernel is starting)."""
+    return any(
+        session.get("path") == notebook
+        and session["kernel"]["execution_state"] == "idle"
+        for session in sessions
+    )
+
+
+def _run_all_cells(page: Page, url: str, api: str, notebook: str) -> None:
     """Opens the notebook in Jupyter's own UI and runs every cell, as a
     user does (Run > Run All Cells) once its kernel is idle."""
     page.goto(url)
@@ -135,7 +146,7 @@ def _run_all_cells(page: Page, url: str, api: str) -> None:
             select.click()
         with urllib.request.urlopen(f"{api}/sessions", timeout=10) as response:
             sessions = json.loads(response.read())
-        if any(s["kernel"]["execution_state"] == "idle" for s in sessions):
+        if _notebook_kernel_idle(sessions, notebook):
             break
         time.sleep(0.5)
     else:
@@ -166,8 +177,13 @@ def _plugin_frame(page: Page) -> Frame:
     )
 
 
-def _check(page: Page, url: str, api: str, shot: Path, runs: list[str]) -> dict:
-    _run_all_cells(page, url, api)
+def _check(
+    page: Page, notebook: str, port: int, shot: Path, runs: list[str]
+) -> dict:
+    base = f"http://localhost:{port}"
+    _run_all_cells(
+        page, f"{base}/notebooks/{notebook}", f"{base}/api", notebook
+    )
     frame = _plugin_frame(page)
     frame.wait_for_selector(".tbmf-app", timeout=_TIMEOUT_MS)
     frame.wait_for_selector("tr.tbmf-run-row", timeout=_TIMEOUT_MS)
@@ -197,9 +213,11 @@ def _check(page: Page, url: str, api: str, shot: Path, runs: list[str]) -> dict:
     }
 
 
-def _system_python() -> str:
-    """The Python that has TensorBoard (this venv's base when in a venv)."""
-    return str(Path(sys.base_prefix) / "bin" / "python3")
+def _tensorboard_python() -> str:
+    """The Python running this script: the one whose packages (TensorBoard,
+    Jupyter) it uses. In a venv that is the venv's, not `sys.base_prefix`'s,
+    which has none of them."""
+    return sys.executable
 
 
 def _demo_runs(logdir: Path) -> list[str]:
@@ -278,7 +296,7 @@ def main() -> int:
         wrapper = root / "tensorboard-this-checkout"
         wrapper.write_text(
             "#!/bin/sh\n"
-            f'PYTHONPATH={REPO} exec {_system_python()} -m tensorboard.main "$@"\n'
+            f'PYTHONPATH={REPO} exec {_tensorboard_python()} -m tensorboard.main "$@"\n'
         )
         wrapper.chmod(0o755)
         os.environ["TENSORBOARD_BINARY"] = str(wrapper)
@@ -308,8 +326,8 @@ def main() -> int:
                     page.on("pageerror", lambda x, e=errors: e.append(str(x)))
                     result = _check(
                         page,
-                        f"http://localhost:{jupyter_port}/notebooks/{mode}.ipynb",
-                        f"http://localhost:{jupyter_port}/api",
+                        f"{mode}.ipynb",
+                        jupyter_port,
                         out / f"jupyter_{mode}.png",
                         runs,
                     )

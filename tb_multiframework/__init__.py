@@ -7,7 +7,7 @@ its numpy/protobuf/pandas imports load on first use (PEP 562).
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 _API_NAMES = frozenset(
     {

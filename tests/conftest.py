@@ -14,6 +14,11 @@ from werkzeug import test as werkzeug_test
 from tb_multiframework.plugin import MultiframeworkLoader
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The checkout itself, for tests that build the package from it: under
+# scripts/test.sh, ROOT is a tree of links to the checkout that leaves the
+# package out (so that what runs is the installed wheel); SOURCE follows the
+# links back.
+SOURCE = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 # The plugin's persistent cache goes to $XDG_CACHE_HOME: one fresh directory
 # per test session (TensorBoard processes the tests start inherit it), never
 # the user's own cache.
@@ -51,6 +56,35 @@ def demo_copy(tmp_path):
 def demo_client(demo_copy):
     client, _ = make_client(demo_copy)
     return client
+
+
+def pytest_configure(config):
+    """With TBMF_TEST_WHEEL=1 (scripts/test.sh), the package under test must
+    be the installed wheel, not the source tree: anything else stops the run
+    before a test."""
+    if os.environ.get("TBMF_TEST_WHEEL") != "1":
+        return
+    import sysconfig
+
+    import tb_multiframework
+
+    installed = os.path.realpath(sysconfig.get_path("purelib"))
+    found = os.path.realpath(tb_multiframework.__file__)
+    if not found.startswith(installed + os.sep):
+        raise pytest.UsageError(
+            f"TBMF_TEST_WHEEL=1 but tb_multiframework is {found}, "
+            f"not the wheel installed in {installed}"
+        )
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test under tests/e2e is an e2e test (a real TensorBoard and
+    Chromium), marked or not: scripts/test.sh runs them one at a time, apart
+    from the tests it spreads over two workers."""
+    e2e = os.path.join(os.path.dirname(os.path.realpath(__file__)), "e2e")
+    for item in items:
+        if os.path.realpath(item.path).startswith(e2e + os.sep):
+            item.add_marker(pytest.mark.e2e)
 
 
 def pytest_sessionfinish(session, exitstatus):

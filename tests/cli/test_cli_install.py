@@ -9,7 +9,8 @@ import subprocess
 import sys
 import zipfile
 
-from tests.cli.conftest import DEMO_LOGS, ROOT
+from tests.cli.conftest import DEMO_LOGS
+from tests.conftest import SOURCE
 
 
 def test_wheel_installs_a_working_tbmf(tmp_path) -> None:
@@ -20,7 +21,7 @@ def test_wheel_installs_a_working_tbmf(tmp_path) -> None:
             "-m",
             "pip",
             "wheel",
-            ROOT,
+            SOURCE,
             "--no-deps",
             "-q",
             "-w",
