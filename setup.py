@@ -91,7 +91,7 @@ setup(
     },
     entry_points={
         "tensorboard_plugins": [
-            "tb_multiframework = tb_multiframework.plugin:MultiframeworkLoader",
+            "tb_multiframework = tb_multiframework.entry:MultiframeworkLoader",
         ],
         "console_scripts": [
             "tbmf = tb_multiframework.cli.main:entry_point",

@@ -51,7 +51,7 @@ def test_wheel_ships_frontend_and_serves_it(tmp_path):
     (entry,) = entry_points
     text = zipfile.ZipFile(wheel).read(entry).decode()
     assert "[tensorboard_plugins]" in text
-    assert "tb_multiframework.plugin:MultiframeworkLoader" in text
+    assert "tb_multiframework.entry:MultiframeworkLoader" in text
 
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
@@ -89,7 +89,7 @@ def test_wheel_ships_frontend_and_serves_it(tmp_path):
     assert found["static"] == os.path.join(
         os.path.dirname(found["file"]), "static"
     )
-    assert found["eps"] == ["tb_multiframework.plugin:MultiframeworkLoader"]
+    assert found["eps"] == ["tb_multiframework.entry:MultiframeworkLoader"]
 
 
 def _without_pythonpath():
