@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FAILED = 1  # a check failed, anomalies of a listed kind were found
 EXIT_USAGE = 2  # unknown run, metric, axis, file, or a malformed argument
+EXIT_BROKEN = 3  # a dependency is missing or incompatible
 EXIT_INTERRUPTED = 130  # Ctrl-C
 
 _LISTED_CHOICES = 8  # names listed in an "unknown ..." message

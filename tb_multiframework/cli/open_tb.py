@@ -254,7 +254,7 @@ def _serve(
     except KeyboardInterrupt:
         process.terminate()
         process.wait()
-        return common.EXIT_OK
+        return common.EXIT_INTERRUPTED
     if not printed:
         raise common.UsageError(
             f"TensorBoard exited with code {code} before it listened"

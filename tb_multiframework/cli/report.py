@@ -91,9 +91,9 @@ class ReportData:
     one_sided: list[dict[str, str]]
     config: dict[str, Any] | None  # the `config_diff` route's answer
     generated: str = field(
-        default_factory=lambda: datetime.datetime.now()
-        .astimezone()
-        .isoformat(timespec="seconds")
+        default_factory=lambda: (
+            datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+        )
     )
     version: str = __version__
     charts: list[dict[str, Any]] = field(default_factory=list)

@@ -134,7 +134,8 @@ def _config_lines(data: ReportData) -> list[str]:
     ]
     for key, base, cand in rows:
         cells = "".join(
-            f"<td><code>{_html(value)}</code></td>" for value in (key, base, cand)
+            f"<td><code>{_html(value)}</code></td>"
+            for value in (key, base, cand)
         )
         lines.append(f"<tr>{cells}</tr>")
     return lines + ["</table>", "</details>", ""]
