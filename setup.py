@@ -50,11 +50,12 @@ setup(
     packages=find_packages(
         include=["tb_multiframework", "tb_multiframework.*"]
     ),
+    # The floors are exactly those .ci/floors.txt installs and tests.
     install_requires=[
-        "tensorboard>=2.12",
-        "numpy>=1.22",
-        "protobuf>=3.20",
-        "werkzeug>=1.0.1",
+        "tensorboard>=2.12.0",
+        "numpy>=1.22.4",
+        "protobuf>=3.20.3",
+        "werkzeug>=2.1.2",
     ],
     extras_require={
         # Linear-time matching of user regexes (layouts, metric aliases).
