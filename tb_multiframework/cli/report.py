@@ -150,6 +150,7 @@ def gather(
             smoothing_mode=args.smoothing_mode,
         )
         item = comparison.to_json()
+        item["compared"] = paired.compared()
         values = item[args.compare]
         change = parity.judge_change(
             values["baseline"],
