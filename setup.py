@@ -32,11 +32,16 @@ setup(
     # files, so the packages alone would leave them out of the wheel;
     # setuptools also puts package_data into the sdist).
     package_data={"tb_multiframework.i18n": ["catalogs/*.json"]},
+    # The floors are exactly those .ci/floors.txt installs and tests.
     install_requires=[
-        "tensorboard>=2.12",
-        "numpy>=1.22",
-        "protobuf>=3.20",
-        "werkzeug>=1.0.1",
+        "tensorboard>=2.12.0",
+        "numpy>=1.22.4",
+        "protobuf>=3.20.3",
+        "werkzeug>=2.1.2",
+        # TensorBoard 2.12-2.15 import six without declaring it (2.16
+        # does): with the wheel alone under the floors TensorBoard would
+        # not start (.ci/run's floors leg).
+        "six",
     ],
     extras_require={
         # Linear-time matching of user regexes (layouts, metric aliases).
@@ -79,7 +84,7 @@ setup(
     },
     entry_points={
         "tensorboard_plugins": [
-            "tb_multiframework = tb_multiframework.plugin:MultiframeworkLoader",
+            "tb_multiframework = tb_multiframework.entry:MultiframeworkLoader",
         ],
         "console_scripts": [
             "tbmf = tb_multiframework.cli.main:entry_point",

@@ -198,6 +198,16 @@ def test_group_baseline_difference(client):
     (diff,) = body["groupDiffs"]
     assert diff["group"] == "seeds/pytorch_seed*"
     assert diff["baselineGroup"] == "seeds/keras_seed*"
+    # The members and exclusions the docs promise (the group's, as its
+    # Aggregate lists them).
+    assert sorted(m["run"] for m in diff["members"]) == sorted(SEEDS)
+    assert {m["tag"] for m in diff["members"]} == {"Loss/train"}
+    assert diff["excluded"] == []
+    (own,) = [a for a in body["aggregates"] if a["group"] == diff["group"]]
+    assert (diff["members"], diff["excluded"]) == (
+        own["members"],
+        own["excluded"],
+    )
     # Keras epoch_loss sits at x = k + 1: compare there by hand.
     torch_mean = {}
     for run in SEEDS:

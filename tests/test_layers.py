@@ -40,6 +40,9 @@ ALLOWED = {
         "settings",
         "core",
     },
+    # TensorBoard's entry point: imports the plugin inside a try, and
+    # nothing else of the package (tests/test_entry_point.py).
+    "entry": {"plugin"},
     "cli": {"cli", "wiring", "api", "settings", "core"},
     # The Python API (`tb_multiframework.read`): a front door beside the
     # routes and the CLI, on the same wiring and api.

@@ -141,7 +141,7 @@ def test_wheel_metadata_is_complete(dist):
         assert any(r.startswith(dependency) for r in requires), requires
     text = archive.read(f"{info}/entry_points.txt").decode()
     assert "[tensorboard_plugins]" in text
-    assert "tb_multiframework.plugin:MultiframeworkLoader" in text
+    assert "tb_multiframework.entry:MultiframeworkLoader" in text
     assert "tbmf = tb_multiframework.cli.main:entry_point" in text
     # The license file is Apache-2.0's full text.
     license_text = archive.read(f"{info}/licenses/LICENSE").decode()
@@ -229,7 +229,7 @@ def test_wheel_ships_frontend_and_serves_it(tmp_path, dist):
     assert found["static"] == os.path.join(
         os.path.dirname(found["file"]), "static"
     )
-    assert found["eps"] == ["tb_multiframework.plugin:MultiframeworkLoader"]
+    assert found["eps"] == ["tb_multiframework.entry:MultiframeworkLoader"]
     # The catalogs are read from the installed package.
     assert found["zh"] == "直方图"
 

@@ -219,6 +219,7 @@ def aggregates(
     # group's placed series are dropped once it is aggregated, so memory
     # holds one group at a time.
     kept: dict[str, list[tuple[np.ndarray, np.ndarray]]] = {}
+    listed: dict[str, dict[str, list[dict[str, str]]]] = {}
     for name in sorted(by_group):
         series: list[tuple[np.ndarray, np.ndarray]] = []
         members = []
@@ -234,6 +235,7 @@ def aggregates(
         stats = agg.aggregate(series, center=query.center)
         entry = _aggregate_json(stats, query.band, buckets, x_range)
         entry.update(group=name, members=members, excluded=excluded)
+        listed[name] = {"members": members, "excluded": excluded}
         out.append(entry)
         if baseline is not None:
             kept[name] = series
@@ -246,7 +248,8 @@ def aggregates(
                 kept[name], kept[baseline], center=query.center, band=query.band
             )
             entry = _group_diff_json(found, buckets, x_range)
-            entry.update(group=name, baselineGroup=baseline)
+            # The group's own members, as its Aggregate lists them.
+            entry.update(group=name, baselineGroup=baseline, **listed[name])
             diffs.append(entry)
     return {
         "groupBy": query.group_by,

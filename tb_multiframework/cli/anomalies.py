@@ -96,15 +96,9 @@ def run(args: argparse.Namespace) -> int:
         runs += [r for r in common.resolve_run(token, names) if r not in runs]
     metric = None
     if args.metric:
-        entries = common.resolve_metrics(
-            args.metric, stack.api.metrics()["metrics"]
-        )
-        if len(entries) > 1:
-            keys = ", ".join(e["key"] for e in entries)
-            raise common.UsageError(
-                f"metric {args.metric!r} has several levels; name one: {keys}"
-            )
-        metric = entries[0]["key"]
+        metric = common.pick_metric(
+            args.metric, stack.api.metrics()["metrics"], runs
+        )["key"]
     payload = stack.api.anomaly_payload(
         AnomalyQuery(
             runs=tuple(runs), tag=args.tag, metric=metric, kinds=kinds, x=args.x

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 EXIT_OK = 0
 EXIT_FAILED = 1  # a check failed, anomalies of a listed kind were found
 EXIT_USAGE = 2  # unknown run, metric, axis, file, or a malformed argument
+EXIT_BROKEN = 3  # a dependency is missing or incompatible
 EXIT_INTERRUPTED = 130  # Ctrl-C
 
 _LISTED_CHOICES = 8  # names listed in an "unknown ..." message
@@ -191,6 +192,40 @@ def resolve_metrics(
             f"unknown metric {token!r}; {choices_text(token, keys, 'metrics')}"
         )
     return found
+
+
+def pick_metric(
+    token: str,
+    metrics: Sequence[dict[str, Any]],
+    runs: Sequence[str] = (),
+) -> dict[str, Any]:
+    """The one metric entry a --metric argument names, for the commands
+    that show one metric (`export`, `anomalies`, `open`).
+
+    Every command reads --metric the same way (`resolve_metrics`): a key
+    names itself, a name (`loss/train`) every level of it. Where a name has
+    several levels, the one the runs (all runs when `runs` is empty) log
+    at a level of their own is taken (`batch_loss` is @batch, a PyTorch
+    `Loss/train` of unknown level is in every level), then the level with
+    the most of the runs, then the first in the metric index.
+
+    Raises:
+      UsageError: no metric has that key or name.
+    """
+    entries = resolve_metrics(token, metrics)
+    if len(entries) == 1:
+        return entries[0]
+    wanted = set(runs)
+
+    def score(entry: dict[str, Any]) -> tuple[int, int]:
+        members = [
+            m for m in entry["members"] if not wanted or m["run"] in wanted
+        ]
+        stated = sum(m.get("level") is not None for m in members)
+        return stated, len({m["run"] for m in members})
+
+    best = max(score(e) for e in entries)
+    return next(e for e in entries if score(e) == best)
 
 
 def member_of(

@@ -87,14 +87,9 @@ def run(args: argparse.Namespace) -> int:
         )
     metric = None
     if args.metric is not None:
-        entries = common.resolve_metrics(args.metric, metrics(stack))
-        if len(entries) > 1:
-            keys = ", ".join(e["key"] for e in entries)
-            raise common.UsageError(
-                f"metric {args.metric!r} has several levels; name one: {keys}"
-            )
-        metric = entries[0]["key"]
-        members = sorted({m["run"] for m in entries[0]["members"]})
+        entry = common.pick_metric(args.metric, metrics(stack), runs)
+        metric = entry["key"]
+        members = sorted({m["run"] for m in entry["members"]})
         if runs and not set(runs) & set(members):
             raise common.UsageError(
                 f"none of the runs named has metric {metric}; runs with it: "

@@ -111,13 +111,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _metric_summary(stack: Any, token: str) -> dict[str, Any]:
     """Last and best of a metric per run (the `metric_summary` route)."""
-    entries = common.resolve_metrics(token, stack.api.metrics()["metrics"])
-    if len(entries) > 1:
-        keys = ", ".join(e["key"] for e in entries)
-        raise common.UsageError(
-            f"metric {token!r} has several levels; name one: {keys}"
-        )
-    return stack.api.metric_summary(entries[0]["key"])
+    entry = common.pick_metric(token, stack.api.metrics()["metrics"])
+    return stack.api.metric_summary(entry["key"])
 
 
 def _columns(

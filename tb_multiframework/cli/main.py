@@ -2,8 +2,9 @@
 
 Exit codes: 0 done (a check passed), 1 a check failed or anomalies of a
 listed kind were found, 2 a usage error (unknown run, metric or axis, a
-missing file, a malformed argument), 130 interrupted. A user mistake is one
-line on stderr, never a traceback.
+missing file, a malformed argument), 3 a dependency missing or of a version
+that does not work, 130 interrupted. A user mistake or a broken install is
+one line on stderr, never a traceback.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tb_multiframework.cli import (
     report,
 )
 from tb_multiframework.cli.common import (
+    EXIT_BROKEN,
     EXIT_INTERRUPTED,
     EXIT_USAGE,
     UsageError,
@@ -61,6 +63,7 @@ exit codes:
   1    `check` found the candidate out of tolerance; `anomalies` found a
        kind named by --fail-on
   2    usage error: unknown run, metric or axis, missing file, bad argument
+  3    cannot run: a dependency is missing or of a version that does not work
   130  interrupted (Ctrl-C)
 
 `tbmf COMMAND --help` describes each command.
@@ -105,6 +108,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     lang.use(argparse.Namespace())
     args = parser.parse_args(argv)
     lang.use(args)
+    try:
+        broken = _broken_dependency()
+    except KeyboardInterrupt:
+        print("tbmf: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    if broken:
+        print(f"tbmf: cannot run: {printable(broken)}", file=sys.stderr)
+        return EXIT_BROKEN
     if sys.stdout.isatty() and not isinstance(sys.stdout, TerminalText):
         sys.stdout = TerminalText(sys.stdout)
     try:
@@ -129,6 +140,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+
+
+def _broken_dependency() -> str:
+    """Why the reading stack cannot be imported, or "" when it can.
+
+    Commands import it lazily (so that `--help` is fast); importing it here
+    first turns a missing or incompatible dependency into one line instead
+    of a traceback in the middle of a command.
+    """
+    try:
+        import tb_multiframework.api.service  # noqa: F401, PLC0415
+        import tb_multiframework.wiring  # noqa: F401, PLC0415
+    except Exception as error:  # noqa: BLE001 - any import failure
+        reinstall = (
+            f'"{sys.executable}" -m pip install --upgrade tb-multiframework'
+        )
+        if isinstance(error, ModuleNotFoundError):
+            what = f"the package {error.name!r} is not installed"
+        else:
+            what = "a dependency does not work (most likely its version)"
+        return (
+            f"{what}: {type(error).__name__}: {error}; to fix it: {reinstall}"
+        )
+    return ""
 
 
 def _usage_error(message: str) -> int:

@@ -199,13 +199,7 @@ def _load_spec(args: argparse.Namespace, spec: str, config: str) -> Any:
 
 
 def _metric_key(stack: Any, token: str) -> str:
-    entries = common.resolve_metrics(token, stack.api.metrics()["metrics"])
-    if len(entries) > 1:
-        keys = ", ".join(e["key"] for e in entries)
-        raise common.UsageError(
-            f"metric {token!r} has several levels; name one: {keys}"
-        )
-    return str(entries[0]["key"])
+    return str(common.pick_metric(token, stack.api.metrics()["metrics"])["key"])
 
 
 def _baseline(
@@ -254,7 +248,7 @@ def _serve(
     except KeyboardInterrupt:
         process.terminate()
         process.wait()
-        return common.EXIT_OK
+        return common.EXIT_INTERRUPTED
     if not printed:
         raise common.UsageError(
             f"TensorBoard exited with code {code} before it listened"

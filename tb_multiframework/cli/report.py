@@ -91,9 +91,9 @@ class ReportData:
     one_sided: list[dict[str, str]]
     config: dict[str, Any] | None  # the `config_diff` route's answer
     generated: str = field(
-        default_factory=lambda: datetime.datetime.now()
-        .astimezone()
-        .isoformat(timespec="seconds")
+        default_factory=lambda: (
+            datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+        )
     )
     version: str = __version__
     charts: list[dict[str, Any]] = field(default_factory=list)
@@ -150,6 +150,7 @@ def gather(
             smoothing_mode=args.smoothing_mode,
         )
         item = comparison.to_json()
+        item["compared"] = paired.compared()
         values = item[args.compare]
         change = parity.judge_change(
             values["baseline"],

@@ -67,7 +67,9 @@ def render(data: ReportData) -> str:
             + " | ".join(
                 [
                     item["verdict"]["symbol"],
-                    md_code(item["metric"]) + ARROWS.get(item["direction"], ""),
+                    md_code(item["metric"])
+                    + ARROWS.get(item["direction"], "")
+                    + _compared(item),
                     common.format_value(values["baseline"]),
                     common.format_value(values["candidate"]),
                     change,
@@ -109,6 +111,38 @@ def render(data: ReportData) -> str:
         + "</sub>",
     ]
     return "\n".join(lines) + "\n"
+
+
+_AGGREGATIONS = {
+    "per_batch": "per batch",
+    "epoch_mean": "epoch mean",
+    "running_mean": "running mean",
+    "window_mean": "window mean",
+}
+
+
+def _compared(item: dict) -> str:
+    """What was compared, when the two series are not alike: each side's
+    tag, aggregation and level, e.g. " — `Loss/train` per batch, level
+    unknown vs `epoch_loss` epoch mean, epoch"."""
+    sides = item.get("compared")
+    if not sides:
+        return ""
+    base, cand = sides["baseline"], sides["candidate"]
+    alike = base["level"] is not None and all(
+        base[k] == cand[k] for k in ("level", "aggregation")
+    )
+    if alike:
+        return ""
+
+    def text(side: dict) -> str:
+        aggregation = _AGGREGATIONS.get(
+            side["aggregation"], "aggregation unknown"
+        )
+        level = "level unknown" if side["level"] is None else side["level"]
+        return f"{md_code(side['tag'])} {aggregation}, {level}"
+
+    return f" — {text(base)} vs {text(cand)}"
 
 
 def _speed_lines(data: ReportData) -> list[str]:
@@ -176,7 +210,8 @@ def _config_lines(data: ReportData) -> list[str]:
     ]
     for key, base, cand in rows:
         cells = "".join(
-            f"<td><code>{_html(value)}</code></td>" for value in (key, base, cand)
+            f"<td><code>{_html(value)}</code></td>"
+            for value in (key, base, cand)
         )
         lines.append(f"<tr>{cells}</tr>")
     return lines + ["</table>", "</details>", ""]

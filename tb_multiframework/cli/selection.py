@@ -2,7 +2,8 @@
 
 Shared by `diff`, `check` and `report`: a RUN is a run or a directory of
 runs; a metric is a key or a name (every level of it); each run's first tag
-of a metric stands for it, as in the tab.
+of a metric stands for it, as in the tab. Two levels pairing the very same
+two series (a series of unknown level is in both) are compared once.
 """
 
 from __future__ import annotations
@@ -27,6 +28,27 @@ class PairedMetric:
     @property
     def key(self) -> str:
         return str(self.entry["key"])
+
+    def compared(self) -> dict[str, dict[str, Any]]:
+        """What each side's series is: run, tag, level (None: unknown) and
+        aggregation, from the metric index."""
+        out = {}
+        for side, (run, tag) in (
+            ("baseline", self.baseline),
+            ("candidate", self.candidate),
+        ):
+            member = next(
+                m
+                for m in self.entry["members"]
+                if m["run"] == run and m["tag"] == tag
+            )
+            out[side] = {
+                "run": run,
+                "tag": tag,
+                "level": member.get("level"),
+                "aggregation": member.get("aggregation", "unknown"),
+            }
+        return out
 
 
 @dataclass(frozen=True)
@@ -68,10 +90,17 @@ def pair_metrics(
         # Speed and resources are compared as figures (`cli/speed.py`).
         entries = [m for m in metrics if m["name"] not in SPEED_NAMES]
     paired, one_sided = [], []
+    seen: set[tuple[tuple[str, str], tuple[str, str]]] = set()
     for entry in entries:
         member_b = common.member_of(entry, runs_b, baseline)
         member_c = common.member_of(entry, runs_c, candidate)
         if member_b and member_c:
+            # A series of unknown level is a member of every level of its
+            # name: the same two series under @epoch and @batch would be
+            # the same comparison twice.
+            if (member_b, member_c) in seen:
+                continue
+            seen.add((member_b, member_c))
             paired.append(PairedMetric(entry, member_b, member_c))
         elif metric_tokens and (member_b or member_c):
             missing = candidate if member_b else baseline

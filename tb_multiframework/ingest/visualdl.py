@@ -2,12 +2,11 @@
 
 Framing is `uint64 length | serialized visualdl.Record`, with no checksum, so
 a damaged length cannot be told from a record still being written except by
-the parse failing. The message classes are built here from a descriptor that
-mirrors VisualDL 2.5's `record.proto` (field numbers checked against its
-`record_pb2`), so reading needs only `protobuf`, not visualdl. Kinds this
-plugin does not chart are declared as `bytes`, which the wire format allows
-for any message field, so they are recognised without being decoded;
-`hparam` (`add_hparams`) is decoded as VisualDL's `Record.HParam`.
+the parse failing. Records are parsed by `visualdl_wire`, a decoder of the
+protobuf wire format that mirrors VisualDL 2.5's `record.proto` and needs
+neither visualdl nor any particular protobuf version. Kinds this plugin does
+not chart are recognised without being decoded; `hparam` (`add_hparams`) is
+decoded as VisualDL's `Record.HParam`.
 Timestamps are milliseconds; `add_scalars(main, {sub: v})` is read as tag
 `main/sub`.
 """
@@ -16,11 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import struct
-from typing import Any
 
 import numpy as np
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
-from google.protobuf.message import DecodeError
 
 from tb_multiframework.ingest import histograms, hparams
 from tb_multiframework.ingest.decoded import (
@@ -29,120 +25,17 @@ from tb_multiframework.ingest.decoded import (
     ScalarColumns,
 )
 from tb_multiframework.ingest.tfrecord import MAX_RECORD_BYTES, Framing
+from tb_multiframework.ingest.visualdl_wire import (
+    DecodeError,
+    Message,
+    has_unknown_fields,
+    parse_record,
+)
 from tb_multiframework.ingest.wire import Matcher
 
 _LENGTH = struct.Struct("<Q")
 _HEADER = 8  # bytes of the length prefix
 _MIN_RECORD = 2  # bytes of the smallest record: one empty value
-
-_F = descriptor_pb2.FieldDescriptorProto
-
-
-def _build_record_class() -> Any:
-    file_proto = descriptor_pb2.FileDescriptorProto(
-        name="tb_multiframework_visualdl_record.proto",
-        package="tb_multiframework.visualdl",
-        syntax="proto3",
-    )
-    record = file_proto.message_type.add(name="Record")
-    record.field.add(
-        name="values",
-        number=1,
-        label=_F.LABEL_REPEATED,
-        type=_F.TYPE_MESSAGE,
-        type_name=".tb_multiframework.visualdl.Record.Value",
-    )
-    histogram = record.nested_type.add(name="Histogram")
-    histogram.field.add(
-        name="hist", number=1, label=_F.LABEL_REPEATED, type=_F.TYPE_DOUBLE
-    )
-    histogram.field.add(
-        name="bin_edges", number=2, label=_F.LABEL_REPEATED, type=_F.TYPE_DOUBLE
-    )
-    meta = record.nested_type.add(name="MetaData")
-    meta.field.add(
-        name="display_name",
-        number=1,
-        label=_F.LABEL_OPTIONAL,
-        type=_F.TYPE_STRING,
-    )
-    tag_value = record.nested_type.add(name="TagValue")
-    tag_value.field.add(
-        name="tag", number=1, label=_F.LABEL_OPTIONAL, type=_F.TYPE_STRING
-    )
-    tag_value.field.add(
-        name="value", number=2, label=_F.LABEL_OPTIONAL, type=_F.TYPE_FLOAT
-    )
-    hparam = record.nested_type.add(name="HParam")
-    info = hparam.nested_type.add(name="HparamInfo")
-    info.oneof_decl.add(name="type")
-    for name, number, kind in (
-        ("int_value", 1, _F.TYPE_INT64),
-        ("float_value", 2, _F.TYPE_DOUBLE),
-        ("string_value", 3, _F.TYPE_STRING),
-    ):
-        info.field.add(
-            name=name,
-            number=number,
-            label=_F.LABEL_OPTIONAL,
-            type=kind,
-            oneof_index=0,
-        )
-    info.field.add(
-        name="name", number=4, label=_F.LABEL_OPTIONAL, type=_F.TYPE_STRING
-    )
-    for name, number in (("hparamInfos", 1), ("metricInfos", 2)):
-        hparam.field.add(
-            name=name,
-            number=number,
-            label=_F.LABEL_REPEATED,
-            type=_F.TYPE_MESSAGE,
-            type_name=".tb_multiframework.visualdl.Record.HParam.HparamInfo",
-        )
-    hparam.field.add(
-        name="name", number=3, label=_F.LABEL_OPTIONAL, type=_F.TYPE_STRING
-    )
-    value = record.nested_type.add(name="Value")
-    value.oneof_decl.add(name="one_value")
-    for name, number, kind in (
-        ("id", 1, _F.TYPE_INT64),
-        ("tag", 2, _F.TYPE_STRING),
-        ("timestamp", 3, _F.TYPE_INT64),
-    ):
-        value.field.add(
-            name=name, number=number, label=_F.LABEL_OPTIONAL, type=kind
-        )
-    one_value = (
-        ("value", 4, _F.TYPE_FLOAT, ""),
-        ("image", 5, _F.TYPE_BYTES, ""),
-        ("audio", 6, _F.TYPE_BYTES, ""),
-        ("embeddings", 7, _F.TYPE_BYTES, ""),
-        ("histogram", 8, _F.TYPE_MESSAGE, "Histogram"),
-        ("pr_curve", 9, _F.TYPE_BYTES, ""),
-        ("meta_data", 10, _F.TYPE_MESSAGE, "MetaData"),
-        ("roc_curve", 11, _F.TYPE_BYTES, ""),
-        ("text", 12, _F.TYPE_BYTES, ""),
-        ("hparam", 13, _F.TYPE_MESSAGE, "HParam"),
-        ("tag_value", 14, _F.TYPE_MESSAGE, "TagValue"),
-    )
-    for name, number, kind, type_name in one_value:
-        field = value.field.add(
-            name=name,
-            number=number,
-            label=_F.LABEL_OPTIONAL,
-            type=kind,
-            oneof_index=0,
-        )
-        if type_name:
-            field.type_name = f".tb_multiframework.visualdl.Record.{type_name}"
-    pool = descriptor_pool.DescriptorPool()
-    pool.Add(file_proto)
-    return message_factory.GetMessageClass(
-        pool.FindMessageTypeByName("tb_multiframework.visualdl.Record")
-    )
-
-
-Record = _build_record_class()
 
 
 def frame_records(
@@ -380,22 +273,21 @@ def _first_unreadable(
     if not starts:
         return None
     array = np.frombuffer(buf, dtype=np.uint8)
-    shape = _scalar_shape(
-        array,
-        np.array(starts, dtype=np.int64),
-        np.array(lengths, dtype=np.int64),
-    )
-    for index in np.flatnonzero(~shape.ok).tolist():
+    starts_array = np.array(starts, dtype=np.int64)
+    lengths_array = np.array(lengths, dtype=np.int64)
+    ok = _scalar_shape(array, starts_array, lengths_array).ok
+    ok |= _tag_value_shape(array, starts_array, lengths_array).ok
+    for index in np.flatnonzero(~ok).tolist():
         start = starts[index]
         if _parse(buf[start : start + lengths[index]]) is None:
             return index
     return None
 
 
-def _parse(payload: bytes) -> Any:
+def _parse(payload: bytes) -> Message | None:
     """The Record in `payload` if it parses and has values, else None."""
     try:
-        record = Record.FromString(payload)
+        record = parse_record(payload)
     except DecodeError:
         return None
     return record if record.values else None
@@ -410,9 +302,7 @@ def _verified(buf: bytes, start: int, end: int) -> bool:
         v.WhichOneof("one_value") is None for v in record.values
     ):
         return False
-    size = record.ByteSize()
-    record.DiscardUnknownFields()
-    return record.ByteSize() == size
+    return not has_unknown_fields(record)
 
 
 # Record/Value field keys (field number << 3 | wire type).
@@ -421,6 +311,9 @@ _ID = 0x08  # Value.id 1: varint
 _TAG = 0x12  # Value.tag 2: string
 _TIMESTAMP = 0x18  # Value.timestamp 3: varint
 _SCALAR = 0x25  # Value.value 4: float
+_TAG_VALUE = 0x72  # Value.tag_value 14: message
+_SUB_TAG = 0x0A  # TagValue.tag 1: string
+_SUB_VALUE = 0x15  # TagValue.value 2: float
 
 
 def decode_records(
@@ -435,7 +328,7 @@ def decode_records(
     for index in np.flatnonzero(slow):
         start, length = int(starts[index]), int(lengths[index])
         try:
-            record = Record.FromString(view[start : start + length])
+            record = parse_record(view[start : start + length])
         except DecodeError as error:
             chunk.problems.append(f"undecodable VisualDL record: {error}")
             continue
@@ -464,7 +357,8 @@ def _match_scalars(
     lengths: np.ndarray,
     columns: ScalarColumns,
 ) -> np.ndarray:
-    """Records of one `add_scalar` value; returns the mask of the others."""
+    """Records of one `add_scalar` or `add_scalars` value; returns the mask
+    of the others."""
     shape = _scalar_shape(array, starts, lengths)
     tags, ids = shape.matcher.strings(shape.tag_start, shape.tag_length)
     matched = np.flatnonzero(shape.ok)
@@ -476,7 +370,24 @@ def _match_scalars(
         shape.millis[matched] / 1000.0,
         shape.value[matched],
     )
-    return ~shape.ok
+    pairs = _tag_value_shape(array, starts, lengths)
+    m = pairs.matcher
+    mains, main_ids = m.strings(pairs.tag_start, pairs.tag_length)
+    subs, sub_ids = m.strings(pairs.sub_start, pairs.sub_length)
+    paired = np.flatnonzero(m.ok)
+    # add_scalars(main, {sub: v}) is tag "main/sub": one id per pair seen.
+    pair_keys = main_ids[paired] * max(len(subs), 1) + sub_ids[paired]
+    distinct, pair_ids = np.unique(pair_keys, return_inverse=True)
+    width = max(len(subs), 1)
+    columns.add_vectorised(
+        paired,
+        [f"{mains[k // width]}/{subs[k % width]}" for k in distinct.tolist()],
+        pair_ids.reshape(-1),
+        pairs.step[paired],
+        pairs.millis[paired] / 1000.0,
+        pairs.value[paired],
+    )
+    return ~(shape.ok | m.ok)
 
 
 def _scalar_shape(
@@ -502,8 +413,57 @@ def _scalar_shape(
     return _ScalarShape(m.ok, m, step, tag_start, tag_length, millis, value)
 
 
+@dataclasses.dataclass(frozen=True)
+class _TagValueShape(_ScalarShape):
+    """Fields of records holding one `add_scalars` value (where `ok`)."""
+
+    sub_start: np.ndarray
+    sub_length: np.ndarray
+
+
+def _tag_value_shape(
+    array: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+) -> _TagValueShape:
+    m = Matcher(array, starts, lengths)
+    m.expect(_VALUES)
+    value_length = m.short_length()
+    m.require_end(m.ends - value_length)
+    has_id = m.peek(_ID)
+    m.skip(has_id.astype(np.int64))
+    step = m.varint(has_id).view(np.int64)
+    m.expect(_TAG)
+    tag_length = m.short_length()
+    tag_start = m.pos.copy()
+    m.skip(tag_length)
+    has_time = m.peek(_TIMESTAMP)
+    m.skip(has_time.astype(np.int64))
+    millis = m.varint(has_time).view(np.int64)
+    m.expect(_TAG_VALUE)
+    pair_length = m.short_length()
+    m.require_end(m.ends - pair_length)
+    m.expect(_SUB_TAG)
+    sub_length = m.short_length()
+    sub_start = m.pos.copy()
+    m.skip(sub_length)
+    has_value = m.peek(_SUB_VALUE)  # proto3 leaves 0.0 out
+    m.skip(has_value.astype(np.int64))
+    value = m.fixed("<f4", has_value)
+    m.require_end()
+    return _TagValueShape(
+        m.ok,
+        m,
+        step,
+        tag_start,
+        tag_length,
+        millis,
+        value,
+        sub_start,
+        sub_length,
+    )
+
+
 def _decode_value(
-    record: int, value: Any, chunk: DecodedChunk, columns: ScalarColumns
+    record: int, value: Message, chunk: DecodedChunk, columns: ScalarColumns
 ) -> None:
     kind = value.WhichOneof("one_value")
     step, wall = int(value.id), value.timestamp / 1000.0

@@ -88,7 +88,9 @@ def test_markdown_card_line_by_line(demo_logdir, tmp_path) -> None:
         verdict, metric, base, cand, change = _cells(row)
         assert verdict == _expected_verdict(item, 0.05), (row, item)
         arrow = {"min": " ↓", "max": " ↑", None: ""}[item["direction"]]
-        assert metric == f"`{item['metric']}`{arrow}"
+        # Unlike series (a level unknown, another aggregation) are named
+        # after it (tests/cli/test_cli_report_levels.py checks the words).
+        assert metric.split(" — ")[0] == f"`{item['metric']}`{arrow}"
         assert float(base) == pytest.approx(item["last"]["baseline"], rel=1e-4)
         assert float(cand) == pytest.approx(item["last"]["candidate"], rel=1e-4)
         delta, pct = re.fullmatch(r"([+−]\S+) \(([+−]\S+)%\)", change).groups()

@@ -316,7 +316,9 @@ def interleaved_stream(rng):
         roll = rng.random()
         if roll < 0.15:
             small += 1
-            events.append(("point", "t", small, float(np.float32(rng.random()))))
+            events.append(
+                ("point", "t", small, float(np.float32(rng.random())))
+            )
         elif roll < 0.19:
             step = max(0, step - rng.randint(2, 30))
             for again in (step, step + 1):
@@ -336,7 +338,11 @@ def _read(tmp_path, name, blob, rng=None):
     path = run_dir / "events.out.tfevents.1000.host.1.0"
     cut = 0
     while cut < len(blob):
-        nxt = len(blob) if rng is None else min(len(blob), cut + rng.randint(1, 300))
+        nxt = (
+            len(blob)
+            if rng is None
+            else min(len(blob), cut + rng.randint(1, 300))
+        )
         with open(path, "ab") as handle:
             handle.write(blob[cut:nxt])
         cut = nxt
@@ -355,19 +361,24 @@ def test_a_file_read_in_pieces_reads_as_a_whole(tmp_path, seed):
         whole = _read(tmp_path, f"w{case}", blob)
         pieces = _read(tmp_path, f"p{case}", blob, rng)
         message = f"seed {seed} case {case}"
-        assert whole.summary("run").scalar_tags == pieces.summary(
-            "run"
-        ).scalar_tags, message
+        assert (
+            whole.summary("run").scalar_tags
+            == pieces.summary("run").scalar_tags
+        ), message
         for tag in whole.summary("run").scalar_tags:
-            a, b = whole.current_scalars("run", tag), pieces.current_scalars(
-                "run", tag
+            a, b = (
+                whole.current_scalars("run", tag),
+                pieces.current_scalars("run", tag),
             )
             assert a.steps.tolist() == b.steps.tolist(), message
             assert a.values.tolist() == b.values.tolist(), message
-        assert whole.attempt_counts("run") == pieces.attempt_counts("run"), message
-        assert whole.meta("run").attempt_starts == pieces.meta(
-            "run"
-        ).attempt_starts, message
+        assert whole.attempt_counts("run") == pieces.attempt_counts("run"), (
+            message
+        )
+        assert (
+            whole.meta("run").attempt_starts
+            == pieces.meta("run").attempt_starts
+        ), message
 
 
 @pytest.mark.parametrize("seed", [6, 7])

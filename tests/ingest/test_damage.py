@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from tensorboard.compat.proto import event_pb2
 
-from tb_multiframework.ingest import logfile, tfrecord, visualdl
+from tb_multiframework.ingest import logfile, tfrecord, visualdl, visualdl_wire
 from tb_multiframework.ingest.crc32c import masked_crc32c
 from tb_multiframework.ingest.loader import Loader
 from tb_multiframework.settings.config import Config
@@ -250,8 +250,9 @@ def test_visualdl_length_of_2_30_before_valid_records_is_skipped():
     framing = visualdl.frame(buf)
     payloads = [buf[s : s + n] for s, n in zip(framing.starts, framing.lengths)]
     assert payloads == VDL and len(framing.problems) == 1
-    assert f"a record length of {1 << 30} bytes, which no writer" in (
-        framing.problems[0]
+    assert (
+        f"a record length of {1 << 30} bytes, which no writer"
+        in (framing.problems[0])
     )
 
 
@@ -281,7 +282,7 @@ def test_every_real_visualdl_record_kind_verifies():
     kinds = set()
     for start, length in zip(framing.starts.tolist(), framing.lengths.tolist()):
         assert visualdl._verified(buf, start, start + length)
-        record = visualdl.Record.FromString(buf[start : start + length])
+        record = visualdl_wire.parse_record(buf[start : start + length])
         kinds.update(v.WhichOneof("one_value") for v in record.values)
     assert kinds == {
         "value",

@@ -24,9 +24,8 @@ import os
 import shutil
 
 import pytest
-from google.protobuf import descriptor_pb2
 
-from tb_multiframework.ingest import visualdl
+from tb_multiframework.ingest import visualdl_wire
 from tests import eventfiles
 from tests.conftest import DEMO_LOGS, ROOT, make_client
 
@@ -178,24 +177,24 @@ def test_visualdl_hparam_descriptor_matches_visualdl_proto():
     scripts/demo/visualdl_record.proto was reconstructed byte-for-byte from
     VisualDL 2.5.3's shipped descriptor; parse its HParam block by hand.
     """
-    ours = descriptor_pb2.DescriptorProto()
-    visualdl.Record.DESCRIPTOR.nested_types_by_name["HParam"].CopyToProto(ours)
-    fields = {f.name: (f.number, f.label, f.type) for f in ours.field}
-    info = {
-        f.name: (f.number, f.type, f.HasField("oneof_index"))
-        for f in ours.nested_type[0].field
+    fields = {
+        f.name: (f.number, f.kind, f.repeated)
+        for f in visualdl_wire.HPARAM.fields
     }
-    F = descriptor_pb2.FieldDescriptorProto
+    info = {
+        f.name: (f.number, f.kind, bool(f.oneof))
+        for f in visualdl_wire.HPARAM_INFO.fields
+    }
     assert fields == {
-        "hparamInfos": (1, F.LABEL_REPEATED, F.TYPE_MESSAGE),
-        "metricInfos": (2, F.LABEL_REPEATED, F.TYPE_MESSAGE),
-        "name": (3, F.LABEL_OPTIONAL, F.TYPE_STRING),
+        "hparamInfos": (1, "message", True),
+        "metricInfos": (2, "message", True),
+        "name": (3, "string", False),
     }
     assert info == {
-        "int_value": (1, F.TYPE_INT64, True),
-        "float_value": (2, F.TYPE_DOUBLE, True),
-        "string_value": (3, F.TYPE_STRING, True),
-        "name": (4, F.TYPE_STRING, False),
+        "int_value": (1, "int64", True),
+        "float_value": (2, "double", True),
+        "string_value": (3, "string", True),
+        "name": (4, "string", False),
     }
     proto = open(
         os.path.join(ROOT, "scripts", "demo", "visualdl_record.proto")

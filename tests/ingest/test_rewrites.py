@@ -39,7 +39,10 @@ def _file(n, values):
 
 
 def _expected(n, values):
-    return [0.5 if i < _SAME_HEAD else float(np.float32(values[i])) for i in range(n)]
+    return [
+        0.5 if i < _SAME_HEAD else float(np.float32(values[i]))
+        for i in range(n)
+    ]
 
 
 OLD = np.arange(2000) * 0.25 + 1.0

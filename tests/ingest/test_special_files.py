@@ -123,8 +123,14 @@ def test_the_tab_reports_them_and_keeps_loading(tricky_logdir):
 def test_tbmf_list_does_not_hang_on_a_fifo(tricky_logdir):
     env = dict(os.environ, PYTHONPATH=ROOT)
     done = subprocess.run(
-        [sys.executable, "-m", "tb_multiframework.cli.main", "list",
-         str(tricky_logdir), "--json"],
+        [
+            sys.executable,
+            "-m",
+            "tb_multiframework.cli.main",
+            "list",
+            str(tricky_logdir),
+            "--json",
+        ],
         capture_output=True,
         text=True,
         timeout=120,
