@@ -268,8 +268,16 @@ def test_markdown_escapes_hostile_names(hostile_logdir) -> None:
     cells = _cells(row)
     assert len(cells) == 5  # no pipe in a name split a cell
     # the metric name: canonical (spaces and the newline became _), inert
-    assert cells[1] == (
+    metric, _, compared = cells[1].partition(" — ")
+    assert metric == (
         '``loss<img_src=x_onerror="window.__pwned=2">\\|`x`_next`` ↓'
+    )
+    # Of unknown level, the row says which series it compared: the raw tag,
+    # fenced and escaped the same way (no newline, no bare pipe).
+    tag = '``loss<img src=x onerror="window.__pwned=2">\\|`x`\\nnext``'
+    assert compared == (
+        f"{tag} aggregation unknown, level unknown vs "
+        f"{tag} aggregation unknown, level unknown"
     )
 
 
