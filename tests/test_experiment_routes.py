@@ -317,3 +317,29 @@ def test_tbmf_config_hparams_and_group_rules(tmp_path):
     config.write_text(json.dumps({"groups": [{"pattern": "(", "group": "g"}]}))
     body = get(client, "runs", [])
     assert any("invalid group pattern" in e for e in body["errors"])
+
+
+def test_a_run_without_epochs_is_excluded_from_its_group(client):
+    """Issue 22: tf2_loop has no epoch axis; grouping it on `epoch` was a
+    400 ("zero-size array to reduction operation minimum ...")."""
+    keras = [f"seeds/keras_seed{s}/train" for s in range(3)]
+    body = get(
+        client,
+        "scalars",
+        [("run", r) for r in ["tf2_loop", *keras]]
+        + [
+            ("metric", "loss/train@epoch"),
+            ("x", "epoch"),
+            ("aggregate", "mean"),
+            ("band", "std"),
+            ("includeSeries", "0"),
+        ],
+    )
+    groups = {a["group"]: a for a in body["aggregates"]}
+    alone = groups["tf2_loop"]
+    assert alone["members"] == [] and alone["x"] == []
+    assert {e["run"] for e in alone["excluded"]} == {"tf2_loop"}
+    assert all("no epoch" in e["reason"] for e in alone["excluded"])
+    drawn = groups["seeds/keras_seed*"]
+    assert {m["run"] for m in drawn["members"]} == set(keras)
+    assert drawn["returned"] > 0
