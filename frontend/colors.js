@@ -1,7 +1,6 @@
 // Colours shared by every view: framework badges and the runs' colours.
 
 import { deltaE2000, hexToLab } from "./colordistance.js";
-import { runsOnScreen, RUN_FILTER_KEYS } from "./filter.js";
 import { decodeList, encodeList } from "./state.js";
 
 /** @typedef {'pytorch' | 'tensorflow' | 'paddle' | 'unknown'} Framework */
@@ -479,23 +478,26 @@ export function formatPinnedColors(pins) {
 
 /**
  * Binds `colorScope` to the app's state and catalog: the runs on screen are
- * the selected ones; pins live in the URL (`rc`), so links keep them.
+ * the selected ones (or those `onScreen` says); pins (`rc`) and the
+ * remembered styles (`ca`) live in the URL, so links keep them.
  * @param {import("./state.js").AppState} state
  * @param {import("./model.js").Catalog} catalog
+ * @param {{runs: () => string[], signature: () => string}} [onScreen] the
+ *     runs drawn, and a text that changes whenever they may (the app shell
+ *     passes the run filter's `runsOnScreen`)
  */
-export function bindColorScope(state, catalog) {
+export function bindColorScope(state, catalog, onScreen) {
   colorScope.bind({
     signature: () =>
       [
         state.has("sel") ? state.get("sel") : "*",
         state.get(PINNED_COLORS_KEY),
         state.get(ASSIGNED_COLORS_KEY),
-        state.get(RUN_FILTER_KEYS.narrow) === "1"
-          ? state.get(RUN_FILTER_KEYS.query)
-          : "",
+        onScreen?.signature() ?? "",
         `${catalog.runs.length}:${catalog.payload?.dataVersion ?? ""}`,
       ].join("\n"),
-    runs: () => runsOnScreen(state, catalog.runs),
+    runs: () =>
+      onScreen?.runs() ?? state.selectedRuns(catalog.runs.map((r) => r.run)),
     pins: () => parsePinnedColors(state.get(PINNED_COLORS_KEY)),
     assigned: () => state.get(ASSIGNED_COLORS_KEY),
     // Only recorded (for links and reloads): the styles drawn already
