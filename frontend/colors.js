@@ -130,7 +130,7 @@ export function withAlpha(hex, alpha) {
 // The runs on screen are those the charts draw (the selection, narrowed by
 // the run filter when "matching runs only" is on; every run when nothing is
 // chosen). A run keeps the style it was first drawn with for the session:
-// its slot (palette colour and dash) is remembered in the URL state (`ca`),
+// its slot (palette colour and dash) is remembered in the URL state (`rst`),
 // so selecting other runs never recolours it and a link shows the same
 // colours. A run new to the screen takes the style that stands out most
 // from those drawn (CIEDE2000, colordistance.js), solid before dashed. A
@@ -146,7 +146,7 @@ export function withAlpha(hex, alpha) {
 /** State key of the pinned colours: `run=#rrggbb` items, encodeList'ed. */
 export const PINNED_COLORS_KEY = "rc";
 /** State key of the session's styles: `key=slot` items, oldest first. */
-export const ASSIGNED_COLORS_KEY = "ca";
+export const ASSIGNED_COLORS_KEY = "rst";
 const HEX_COLOR = /^#[0-9a-f]{6}$/i;
 
 /** Styles: palette colour `slot % 24`, dash `floor(slot / 24)`. */
@@ -160,7 +160,7 @@ const CLEAR_DE = 30; // farther: clearly apart, no need to look further
 const DASH_DE = 10; // a dashed line next to a solid one of the same colour
 const DASH_COST = 15; // a dash is harder to read: solid first
 const TAKEN_COST = 5; // a slot another run of the session holds
-const MAX_REMEMBERED = 400; // keys kept in `ca`
+const MAX_REMEMBERED = 400; // keys kept in `rst`
 const MAX_REMEMBERED_CHARS = 7000; // of the state value (8000 at most)
 
 /**
@@ -172,7 +172,7 @@ const MAX_REMEMBERED_CHARS = 7000; // of the state value (8000 at most)
  * @property {() => string} signature changes whenever keys or pins change
  * @property {() => string[]} runs the runs on screen
  * @property {() => Map<string, string>} pins key -> pinned `#rrggbb`
- * @property {() => string} assigned the remembered slots (`ca` value)
+ * @property {() => string} assigned the remembered slots (`rst` value)
  * @property {(text: string) => void} remember stores new slots
  *
  * @typedef {{color: number, lab: number[], dash: number}} Drawn a style
@@ -479,7 +479,7 @@ export function formatPinnedColors(pins) {
 /**
  * Binds `colorScope` to the app's state and catalog: the runs on screen are
  * the selected ones (or those `onScreen` says); pins (`rc`) and the
- * remembered styles (`ca`) live in the URL, so links keep them.
+ * remembered styles (`rst`) live in the URL, so links keep them.
  * @param {import("./state.js").AppState} state
  * @param {import("./model.js").Catalog} catalog
  * @param {{runs: () => string[], signature: () => string}} [onScreen] the

@@ -143,6 +143,8 @@ def test_a_run_keeps_its_colour_when_the_selection_changes(
     _wait_for_panel(frame, run=THREE)
     after = _styles(frame)
     assert after == {run: before[run] for run in THREE}
+    # Remembered under a key of its own (the Compare view's `ca` is taken).
+    assert "tbmf.rst=" in tb_page.page.url
     # The link shows the same colours.
     other = new_page()
     other.page.goto(tb_page.page.url)
