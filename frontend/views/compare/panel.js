@@ -186,8 +186,9 @@ export class ComparisonChart {
   }
 
   /**
-   * The export URL of the current view: the same arguments (window
-   * included), every point.
+   * The export URL of the current view: the same arguments (window and
+   * baseline included: the export then has difference columns), every
+   * point.
    * @param {'csv' | 'json'} format
    * @returns {string | null} null when nothing is chosen
    */
@@ -195,8 +196,6 @@ export class ComparisonChart {
     const params = this._params();
     if (!params) return null;
     delete params.points;
-    delete params.baseline;
-    delete params.diffMode;
     return apiUrl("export", { ...params, format }).href;
   }
 
