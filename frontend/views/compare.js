@@ -171,7 +171,12 @@ class CompareView {
     this.metricPicker.followChoice({ metric: s.metric, tag: s.tag });
     this.runPicker.render();
     this.metricPicker.render();
-    this.toolbar.render(s, this._baselineCandidates(s, selected), this._groups);
+    this.toolbar.render(
+      s,
+      this._baselineCandidates(s, selected),
+      this._groups,
+      selected.length,
+    );
     this.selectedRuns.render();
 
     if (catalog.pending) return;
@@ -199,6 +204,7 @@ class CompareView {
       ignoreOutliers: s.ignoreOutliers,
       allAttempts: s.allAttempts,
       batchValues: s.batchValues,
+      anomalyMarkers: s.markers,
       ...this._groupOptions(),
       title: s.tag ?? entry?.name ?? s.metric ?? "",
       subtitle: s.tag

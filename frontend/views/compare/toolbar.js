@@ -6,6 +6,12 @@
 
 import { h, icon, setChildren } from "../../dom.js";
 import { formatInt } from "../../format.js";
+import {
+  DENSE_MARKERS,
+  MARKER_MODES,
+  MARKERS_ALL_UP_TO,
+  markerMode,
+} from "../../anomalylayer.js";
 import { markInput } from "../../perf.js";
 import {
   getPref,
@@ -172,6 +178,22 @@ export class CompareToolbar {
         },
       },
     });
+    this._markers = h("select", {
+      className: "tbmf-cmp-select",
+      title:
+        "Anomaly markers on the chart: off, the hovered run's, or all. " +
+        `Default: all up to ${MARKERS_ALL_UP_TO} runs, else the hovered ` +
+        `run's; more than ${DENSE_MARKERS} in view are summarised, one band ` +
+        "per run and kind. Click a marker for what was found.",
+      attrs: { "aria-label": "Anomaly markers" },
+      dataset: { control: "anomaly-markers" },
+      on: {
+        change: (event) => {
+          markInput("anomaly-markers", event);
+          state.update({ [COMPARE_KEYS.markers]: this._markers.value || null });
+        },
+      },
+    });
     this._baseline = h("select", {
       className: "tbmf-cmp-select tbmf-cmp-select--wide",
       title: "Draw each run's difference from this run",
@@ -303,6 +325,7 @@ export class CompareToolbar {
         "Y axis",
         h("span", { className: "tbmf-cmp-yaxis" }, this._logY, this._outliers),
       ),
+      group("Anomalies", this._markers),
       group(
         "Baseline",
         h(
@@ -412,8 +435,9 @@ export class CompareToolbar {
    * @param {string[]} candidates runs that may serve as baseline
    * @param {string[]} groups groups of the last grouped answer (baseline
    *     group choices)
+   * @param {number} [drawn] runs the chart draws (the markers' default)
    */
-  render(s, candidates, groups) {
+  render(s, candidates, groups, drawn = 0) {
     this.groupControls.render(groups);
     for (const button of this._axisButtons) {
       const on = button.dataset.axis === s.axis;
@@ -434,6 +458,16 @@ export class CompareToolbar {
     this._logY.setAttribute("aria-pressed", String(s.logY));
     this._outliers.classList.toggle("is-on", s.ignoreOutliers);
     this._outliers.setAttribute("aria-pressed", String(s.ignoreOutliers));
+    const auto = `auto (${MARKER_MODES[markerMode(null, drawn)]})`;
+    if (this._markers.options[0]?.text !== auto) {
+      this._markers.replaceChildren(
+        h("option", { text: auto, attrs: { value: "" } }),
+        ...Object.entries(MARKER_MODES).map(([value, text]) =>
+          h("option", { text, attrs: { value } }),
+        ),
+      );
+    }
+    this._markers.value = s.markers ?? "";
     this._attempts.classList.toggle("is-on", s.allAttempts);
     this._attempts.setAttribute("aria-pressed", String(s.allAttempts));
     this._batchValues.value = s.batchValues;
