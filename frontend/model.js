@@ -18,6 +18,7 @@
  * @property {Record<string, string[]>} [otherTags] plugin name → tags
  * @property {number} numPoints scalar points read
  * @property {number} numHistograms
+ * @property {boolean} [hasEpochAxis] its steps can be placed on epochs
  * @property {number | bigint | null} firstStep a BigInt beyond 2^53
  * @property {number | bigint | null} lastStep
  * @property {number | null} startTime epoch seconds
