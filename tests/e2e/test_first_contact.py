@@ -71,3 +71,47 @@ def test_an_empty_view_says_what_to_do_first(
     )
     frame.wait_for_selector(f"{_GUIDE}:not([hidden])")
     assert frame.inner_text(_GUIDE).startswith("Start here: tick runs")
+
+
+def test_group_by_keys_differing_first_and_searchable(
+    tb_server, tb_page, open_tab
+) -> None:
+    """~150 HF `accelerator_config.*` keys (one run has them) came first in
+    alphabetical order; now the keys that differ, those most runs have
+    first, then the rest; a search box narrows them."""
+    server = tb_server()
+    runs = server.get_json("runs")["runs"]
+    present: dict[str, int] = {}
+    values: dict[str, set[str]] = {}
+    for run in runs:
+        for key, value in run["hparams"].items():
+            present[key] = present.get(key, 0) + 1
+            values.setdefault(key, set()).add(repr(value))
+    differing = sorted(
+        (k for k in present if len(values[k]) > 1 or present[k] < len(runs)),
+        key=lambda k: (-present[k], k),
+    )
+    frame = open_tab(
+        tb_page, server, suffix="#tb_multiframework&tbmf.view=compare"
+    )
+    select = '[data-control="group-by"]'
+    frame.wait_for_selector(f"{select} optgroup", state="attached")
+    shown = frame.eval_on_selector(
+        select,
+        """s => [...s.querySelectorAll('optgroup')].map(g => [g.label,
+              [...g.querySelectorAll('option')].map(o => o.value)])""",
+    )
+    label, keys = shown[0]
+    assert label == f"hyper-parameters that differ ({len(differing)})"
+    assert keys == [f"hparam:{k}" for k in differing]
+    assert not keys[0].startswith("hparam:accelerator_config.")
+    frame.fill('[data-control="group-search"]', "seed")
+    frame.wait_for_function(
+        """sel => [...document.querySelectorAll(sel + ' optgroup option')]
+              .every(o => o.value.toLowerCase().includes('seed'))""",
+        arg=select,
+    )
+    found = frame.eval_on_selector_all(
+        f"{select} optgroup option", "os => os.map(o => o.value)"
+    )
+    assert found and "hparam:seed" in found
