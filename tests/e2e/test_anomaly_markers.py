@@ -88,7 +88,7 @@ def test_markers_are_a_layer_the_user_controls(
     )
     # Default with 50 runs: the hovered run's, and none hovered yet.
     _wait_markers(frame, "hovered", 0)
-    assert "auto (hovered run's)" in frame.inner_text(
+    assert "anomalies: auto (hovered run's)" in frame.inner_text(
         '[data-control="anomaly-markers"]'
     )
 

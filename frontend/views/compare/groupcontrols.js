@@ -16,6 +16,7 @@ export const GROUP_KEYS = Object.freeze({
   baselineGroup: "cbg",
 });
 const HPARAM = "hparam:";
+const SEARCH_FROM_KEYS = 12; // hyper-parameter keys before a search box shows
 
 /**
  * @typedef {Object} GroupState
@@ -174,7 +175,10 @@ export class GroupControls {
     const { catalog, state } = this.ctx;
     const shown = new Set(state.selectedRuns(catalog.runs.map((r) => r.run)));
     const keys = hparamKeys(catalog.runs.filter((r) => shown.has(r.run)));
-    const needle = this.groupSearch.value.trim().toLowerCase();
+    // The search box appears once there are keys enough to need it.
+    const many = keys.differing.length + keys.same.length > SEARCH_FROM_KEYS;
+    this.groupSearch.hidden = !many;
+    const needle = many ? this.groupSearch.value.trim().toLowerCase() : "";
     const found = (/** @type {string} */ key) =>
       !needle || key.toLowerCase().includes(needle);
     const option = (/** @type {string} */ value, /** @type {string} */ label) =>

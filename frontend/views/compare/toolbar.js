@@ -323,9 +323,14 @@ export class CompareToolbar {
       ),
       group(
         "Y axis",
-        h("span", { className: "tbmf-cmp-yaxis" }, this._logY, this._outliers),
+        h(
+          "span",
+          { className: "tbmf-cmp-yaxis" },
+          this._logY,
+          this._outliers,
+          this._markers,
+        ),
       ),
-      group("Anomalies", this._markers),
       group(
         "Baseline",
         h(
@@ -458,12 +463,12 @@ export class CompareToolbar {
     this._logY.setAttribute("aria-pressed", String(s.logY));
     this._outliers.classList.toggle("is-on", s.ignoreOutliers);
     this._outliers.setAttribute("aria-pressed", String(s.ignoreOutliers));
-    const auto = `auto (${MARKER_MODES[markerMode(null, drawn)]})`;
+    const auto = `anomalies: auto (${MARKER_MODES[markerMode(null, drawn)]})`;
     if (this._markers.options[0]?.text !== auto) {
       this._markers.replaceChildren(
         h("option", { text: auto, attrs: { value: "" } }),
         ...Object.entries(MARKER_MODES).map(([value, text]) =>
-          h("option", { text, attrs: { value } }),
+          h("option", { text: `anomalies: ${text}`, attrs: { value } }),
         ),
       );
     }
