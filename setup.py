@@ -50,6 +50,10 @@ setup(
     packages=find_packages(
         include=["tb_multiframework", "tb_multiframework.*"]
     ),
+    # The message catalogs the server, `tbmf` and the tab read (not Python
+    # files, so find_packages alone would leave them out of the wheel;
+    # setuptools also puts package_data into the sdist).
+    package_data={"tb_multiframework.i18n": ["catalogs/*.json"]},
     install_requires=[
         "tensorboard>=2.12",
         "numpy>=1.22",

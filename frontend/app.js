@@ -4,6 +4,17 @@
 import { bindColorScope } from "./colors.js";
 import { ensureStylesheet, h, icon } from "./dom.js";
 import { RUN_FILTER_KEYS, runsOnScreen } from "./filter.js";
+import {
+  chooseLanguage,
+  chosenLanguage,
+  LANG_KEY,
+  LANGUAGES,
+  language,
+  loadLanguage,
+  t,
+} from "./i18n.js";
+import { formatTimeOfDay } from "./intl.js";
+import { installKeyboard, skipLinks } from "./keyboard.js";
 import { Catalog, errorText } from "./model.js";
 import { AppState, KEYS, VIEWS } from "./state.js";
 import { Theme } from "./theme.js";
@@ -24,16 +35,27 @@ import { Theme } from "./theme.js";
  * @typedef {{mount: (root: HTMLElement, ctx: ViewContext) => () => void}} ViewModule
  */
 
-/** @type {Record<string, {label: string, load: () => Promise<ViewModule>}>} */
+/** @type {Record<string, {label: () => string, load: () => Promise<ViewModule>}>} */
 const VIEW_MODULES = {
-  runs: { label: "Runs", load: () => import("./views/runs.js") },
-  compare: { label: "Compare", load: () => import("./views/compare.js") },
-  layouts: { label: "Layouts", load: () => import("./views/layouts.js") },
+  runs: {
+    label: () => t("shell.tab.runs"),
+    load: () => import("./views/runs.js"),
+  },
+  compare: {
+    label: () => t("shell.tab.compare"),
+    load: () => import("./views/compare.js"),
+  },
+  layouts: {
+    label: () => t("shell.tab.layouts"),
+    load: () => import("./views/layouts.js"),
+  },
   histograms: {
-    label: "Histograms",
+    label: () => t("shell.tab.histograms"),
     load: () => import("./views/histograms.js"),
   },
 };
+/** Each language's name, written in that language (the switch's options). */
+const LANGUAGE_NAMES = Object.freeze({ en: "English", "zh-CN": "简体中文" });
 
 /** Milliseconds a toast stays up. */
 const TOAST_MS = 2600;
@@ -50,8 +72,9 @@ let mounted = false;
 export async function mountApp(root) {
   if (mounted) return null;
   mounted = true;
-  await loadStylesheets();
-  const app = new App(root);
+  const state = new AppState();
+  await Promise.all([loadStylesheets(), loadLanguage(chosenLanguage(state))]);
+  const app = new App(root, state);
   app.start();
   return app;
 }
@@ -78,11 +101,14 @@ function loadStylesheets() {
 }
 
 export class App {
-  /** @param {HTMLElement} root */
-  constructor(root) {
+  /**
+   * @param {HTMLElement} root
+   * @param {AppState} [state] the URL state (made here when not given)
+   */
+  constructor(root, state = new AppState()) {
     this.root = root;
     this.theme = new Theme();
-    this.state = new AppState();
+    this.state = state;
     this.catalog = new Catalog();
     // Run colours follow the runs on screen (the selection, narrowed by the
     // run filter when it narrows the charts) and the pins.
@@ -108,19 +134,6 @@ export class App {
       toast: (message, kind) => this.toast(message, kind),
     };
 
-    /** @type {Map<string, HTMLButtonElement>} */
-    this._tabs = new Map(
-      VIEWS.map((id) => [
-        id,
-        h("button", {
-          className: "tbmf-tab",
-          text: VIEW_MODULES[id].label,
-          attrs: { type: "button", role: "tab", "aria-selected": "false" },
-          dataset: { view: id },
-          on: { click: () => this.state.update({ [KEYS.view]: id }) },
-        }),
-      ]),
-    );
     this._status = h("span", {
       className: "tbmf-status",
       attrs: { "aria-live": "polite" },
@@ -131,60 +144,146 @@ export class App {
       className: "tbmf-toast",
       attrs: { role: "status", "aria-live": "polite", hidden: true },
     });
-    this._refreshButton = h(
-      "button",
-      {
-        className: "tbmf-icon-button",
-        title: "Reload runs now",
-        attrs: { type: "button", "aria-label": "Reload runs now" },
-        on: { click: () => void this.catalog.refresh() },
-      },
-      icon("refresh"),
-    );
-    this._copyButton = h(
-      "button",
-      {
-        className: "tbmf-button tbmf-copy-link",
-        title: "Copy a TensorBoard link that reopens this view",
-        attrs: { type: "button" },
-        on: { click: () => void this.copyLink() },
-      },
-      icon("link"),
-      h("span", { text: "Copy link" }),
-    );
+    /** @type {Map<string, HTMLButtonElement>} */
+    this._tabs = new Map();
+    this._header = this._buildHeader();
+    this._skip = skipLinks(this._main);
     this.element = h(
       "div",
       { className: "tbmf-app" },
-      h(
-        "header",
-        { className: "tbmf-header" },
-        h(
-          "nav",
-          {
-            className: "tbmf-tabs",
-            attrs: { role: "tablist", "aria-label": "Views" },
-          },
-          [...this._tabs.values()],
-        ),
-        h(
-          "div",
-          { className: "tbmf-header__end" },
-          this._status,
-          this._refreshButton,
-          this._copyButton,
-        ),
-      ),
+      // First in the tab order: past 50 runs' rows to the controls.
+      this._skip,
+      this._header,
       this._banners,
       this._main,
       this._toast,
     );
   }
 
+  /**
+   * The header in the current language: view tabs, status, reload, Copy
+   * link and the language switch. Built again when the language changes.
+   * @returns {HTMLElement}
+   */
+  _buildHeader() {
+    this._tabs = new Map(
+      VIEWS.map((id) => [
+        id,
+        h("button", {
+          className: "tbmf-tab",
+          text: VIEW_MODULES[id].label(),
+          attrs: { type: "button", role: "tab", "aria-selected": "false" },
+          dataset: { view: id },
+          on: { click: () => this.state.update({ [KEYS.view]: id }) },
+        }),
+      ]),
+    );
+    const refreshButton = h(
+      "button",
+      {
+        className: "tbmf-icon-button",
+        title: t("shell.reload"),
+        attrs: { type: "button", "aria-label": t("shell.reload") },
+        on: { click: () => void this.catalog.refresh() },
+      },
+      icon("refresh"),
+    );
+    const copyButton = h(
+      "button",
+      {
+        className: "tbmf-button tbmf-copy-link",
+        title: t("shell.copyLink.title"),
+        attrs: { type: "button" },
+        on: { click: () => void this.copyLink() },
+      },
+      icon("link"),
+      h("span", { text: t("shell.copyLink") }),
+    );
+    const languageSelect = h(
+      "select",
+      {
+        className: "tbmf-lang-select",
+        title: t("shell.language"),
+        attrs: { "aria-label": t("shell.language") },
+        on: {
+          change: (event) => {
+            const target = /** @type {HTMLSelectElement} */ (event.target);
+            chooseLanguage(this.state, target.value);
+          },
+        },
+      },
+      LANGUAGES.map((lang) =>
+        h("option", {
+          text: LANGUAGE_NAMES[lang],
+          attrs: { value: lang, lang, selected: lang === language() },
+        }),
+      ),
+    );
+    const header = h(
+      "header",
+      { className: "tbmf-header" },
+      h(
+        "nav",
+        {
+          className: "tbmf-tabs",
+          attrs: { role: "tablist", "aria-label": t("shell.views") },
+        },
+        [...this._tabs.values()],
+      ),
+      h(
+        "div",
+        { className: "tbmf-header__end" },
+        this._status,
+        refreshButton,
+        copyButton,
+        languageSelect,
+      ),
+    );
+    this._markActiveTab(this._viewId);
+    return header;
+  }
+
+  /** @param {string | null} id */
+  _markActiveTab(id) {
+    for (const [tabId, tab] of this._tabs) {
+      const active = tabId === id;
+      tab.setAttribute("aria-selected", String(active));
+      tab.classList.toggle("is-active", active);
+    }
+  }
+
+  /**
+   * Shows the tab in the language the state names (the switch, or a link
+   * or Back/Forward that changed `lang`): loads its catalog, then builds
+   * the header and the view again.
+   */
+  async _followLanguage() {
+    const lang = chosenLanguage(this.state);
+    if (lang === language()) return;
+    if (!(await loadLanguage(lang))) return;
+    const header = this._buildHeader();
+    this._header.replaceWith(header);
+    this._header = header;
+    const skip = skipLinks(this._main);
+    this._skip.replaceWith(skip);
+    this._skip = skip;
+    this._renderStatus();
+    const view = this._viewId ?? this.state.view;
+    this._viewId = null;
+    void this._showView(view);
+  }
+
   start() {
+    // TensorBoard's plugin_entry.html has neither (WCAG 3.1.1, 2.4.2).
+    // (i18n.js sets the language's code once its catalog is loaded.)
+    document.documentElement.lang ||= language();
+    document.title ||= "Frameworks";
     this.theme.start();
     this.root.replaceChildren(this.element);
+    installKeyboard(this.element);
     this.state.subscribe((changed) => {
       if (changed.has(KEYS.view)) void this._showView(this.state.view);
+      if (changed.has(LANG_KEY)) void this._followLanguage();
     });
     this.catalog.subscribe(() => this._renderStatus());
     this.catalog.start();
@@ -211,7 +310,7 @@ export class App {
     const url = this.state.shareableUrl();
     try {
       await navigator.clipboard.writeText(url);
-      this.toast("Link copied");
+      this.toast(t("shell.linkCopied"));
       return;
     } catch {
       // Clipboard API refused (insecure origin, permissions): try the
@@ -226,8 +325,8 @@ export class App {
     field.select();
     const copied = document.execCommand("copy");
     field.remove();
-    if (copied) this.toast("Link copied");
-    else this.toast(`Copy this link: ${url}`, "error");
+    if (copied) this.toast(t("shell.linkCopied"));
+    else this.toast(t("shell.copyThisLink", { url }), "error");
   }
 
   /** @param {string} id */
@@ -235,11 +334,7 @@ export class App {
     if (id === this._viewId) return;
     this._viewId = id;
     const generation = ++this._viewGeneration;
-    for (const [tabId, tab] of this._tabs) {
-      const active = tabId === id;
-      tab.setAttribute("aria-selected", String(active));
-      tab.classList.toggle("is-active", active);
-    }
+    this._markActiveTab(id);
     this._unmountView?.();
     this._unmountView = null;
     this._main.replaceChildren();
@@ -252,7 +347,10 @@ export class App {
       this._main.replaceChildren(
         h("div", {
           className: "tbmf-empty tbmf-empty--error",
-          text: `Cannot load the ${VIEW_MODULES[id].label} view: ${errorText(error)}`,
+          text: t("shell.viewLoadError", {
+            view: VIEW_MODULES[id].label(),
+            error: errorText(error),
+          }),
         }),
       );
       return;
@@ -277,11 +375,11 @@ export class App {
         banner(
           "error",
           catalog.payload
-            ? `Cannot refresh the runs: ${catalog.error.message}. Showing the last data received.`
-            : `Cannot load the runs: ${catalog.error.message}`,
+            ? t("shell.refreshError", { error: catalog.error.message })
+            : t("shell.loadError", { error: catalog.error.message }),
           h("button", {
             className: "tbmf-button tbmf-button--text",
-            text: "Retry",
+            text: t("common.retry"),
             attrs: { type: "button" },
             on: { click: () => void catalog.refresh() },
           }),
@@ -299,17 +397,17 @@ export class App {
 
     this.element.classList.toggle("is-loading", Boolean(payload?.loading));
     if (catalog.pending) {
-      this._status.replaceChildren(spinner(), "Loading runs…");
+      this._status.replaceChildren(spinner(), t("shell.loadingRuns"));
     } else if (payload?.loading) {
-      this._status.replaceChildren(spinner(), "Reading the logdir…");
+      this._status.replaceChildren(spinner(), t("shell.readingLogdir"));
     } else if (catalog.error) {
       this._status.replaceChildren(
         icon("error", { size: 16, className: "tbmf-status__error" }),
-        "Offline",
+        t("shell.offline"),
       );
     } else {
-      const time = new Date(catalog.updatedAt).toLocaleTimeString("en-GB");
-      this._status.replaceChildren(`Updated ${time}`);
+      const time = formatTimeOfDay(catalog.updatedAt);
+      this._status.replaceChildren(t("shell.updated", { time }));
     }
   }
 }

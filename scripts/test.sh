@@ -17,6 +17,19 @@ if [ ! -x /usr/bin/chromium ]; then
   fi
 fi
 
+# A CJK font: the zh-CN browser tests measure Chinese labels (tofu boxes
+# would not overflow where real glyphs do) and screenshot them.
+if ! fc-list :lang=zh 2>/dev/null | grep -q .; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq fonts-wqy-microhei >/dev/null
+  else
+    echo "error: no CJK font; install Debian's fonts-wqy-microhei" >&2
+    exit 1
+  fi
+fi
+
 python3 -m pip install -q --disable-pip-version-check -e '.[test]'
 
 # Any skipped test fails the run (browser tests must really run), and

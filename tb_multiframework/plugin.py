@@ -23,8 +23,8 @@ from tensorboard.backend import http_util
 from tensorboard.plugins import base_plugin
 from werkzeug import wrappers
 
+from tb_multiframework import i18n, wiring
 from tb_multiframework import route_args as args
-from tb_multiframework import wiring
 from tb_multiframework.api import catalog
 from tb_multiframework.api import service as api
 from tb_multiframework.api.limits import Busy, HeavySlots, peer_gone
@@ -161,6 +161,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             "/speed": self.speed_route,
             "/anomalies": self.anomalies_route,
             "/run_settings": self.run_settings_route,
+            "/i18n": self.i18n_route,
         }
 
     def is_active(self) -> bool:
@@ -375,6 +376,18 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
             request,
             lambda: self._api.speed(tuple(dict.fromkeys(args.run_names(request)))),
         )
+
+    @wrappers.Request.application
+    def i18n_route(self, request: wrappers.Request) -> wrappers.Response:
+        def answer() -> Any:
+            lang = args.choice(request, "lang", i18n.LANGUAGES, i18n.DEFAULT_LANG)
+            return {
+                "lang": lang,
+                "languages": list(i18n.LANGUAGES),
+                "messages": i18n.messages(lang),
+            }
+
+        return _answer(request, answer)
 
     @wrappers.Request.application
     def anomalies_route(self, request: wrappers.Request) -> wrappers.Response:

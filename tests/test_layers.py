@@ -15,10 +15,13 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tb_multiframework"
 
-# Layer of each top-level part, and the layers it may import. `core` is pure
+# Layer of each top-level part, and the layers it may import (besides
+# `i18n`, which every part may import: see _EVERYWHERE). `core` is pure
 # (numpy + stdlib) and may import nothing else of the package; `settings`
 # (the user's config file and saved layouts) sits beside it at the bottom.
 ALLOWED = {
+    # The message catalogs: text only, below every layer, usable by all.
+    "i18n": {"i18n"},
     "core": {"core"},
     "settings": {"settings", "core"},
     "store": {"store", "core"},
@@ -42,6 +45,10 @@ ALLOWED = {
     # routes and the CLI, on the same wiring and api.
     "frames": {"frames", "wiring", "api", "sources", "store", "core"},
 }
+# Parts any layer may import: the message catalogs import nothing.
+_EVERYWHERE = {"i18n"}
+for _allowed in ALLOWED.values():
+    _allowed |= _EVERYWHERE
 # The package's own metadata (`__version__`) may be read from anywhere.
 _ROOT_NAMES = {"__version__"}
 

@@ -45,6 +45,9 @@ def test_wheel_ships_frontend_and_serves_it(tmp_path):
         "tb_multiframework/static/vendor/uplot/uPlot.esm.js",
         "tb_multiframework/static/vendor/uplot/LICENSE",
         "tb_multiframework/plugin.py",
+        "tb_multiframework/static/i18n.js",
+        "tb_multiframework/i18n/catalogs/en.json",
+        "tb_multiframework/i18n/catalogs/zh-CN.json",
     ):
         assert needed in names, needed
     entry_points = [n for n in names if n.endswith("entry_points.txt")]
@@ -67,10 +70,12 @@ def test_wheel_ships_frontend_and_serves_it(tmp_path):
     check = textwrap.dedent("""
         import importlib.metadata, json, sys
         import tb_multiframework.plugin as plugin
+        from tb_multiframework import i18n
         eps = [e.value for e in importlib.metadata.entry_points(
             group="tensorboard_plugins") if e.name == "tb_multiframework"]
         print(json.dumps({"file": plugin.__file__,
-                          "static": plugin.static_dir(), "eps": eps}))
+                          "static": plugin.static_dir(), "eps": eps,
+                          "zh": i18n.t("shell.tab.histograms", lang="zh-CN")}))
         """)
     # Run outside the checkout so the source tree cannot be imported.
     out = subprocess.run(
@@ -90,6 +95,8 @@ def test_wheel_ships_frontend_and_serves_it(tmp_path):
         os.path.dirname(found["file"]), "static"
     )
     assert found["eps"] == ["tb_multiframework.plugin:MultiframeworkLoader"]
+    # The catalogs are read from the installed package.
+    assert found["zh"] == "直方图"
 
 
 def _without_pythonpath():

@@ -25,6 +25,7 @@ from tensorboard.backend.event_processing import event_accumulator
 from tensorboard.util import tensor_util
 
 from tb_multiframework import wiring
+from tb_multiframework.route_args import MAX_ARG_CHARS
 from tests.conftest import ROOT, make_client
 
 DATA = os.path.join(ROOT, "tests", "data", "speed")
@@ -371,8 +372,14 @@ def test_speed_route(timed_client, timed):
     ]
     missing = timed_client.get(BASE + "speed", query_string={"run": "nope"})
     assert missing.status_code == 404 and "nope" in missing.get_json()["error"]
-    long = timed_client.get(BASE + "speed", query_string={"run": "x" * 5000})
-    assert long.status_code == 400
+    # A long name that could be a run's is looked up (404); one past the
+    # argument cap (route_args.MAX_ARG_CHARS) is refused unread (400).
+    unknown = timed_client.get(BASE + "speed", query_string={"run": "x" * 5000})
+    assert unknown.status_code == 404
+    capped = timed_client.get(
+        BASE + "speed", query_string={"run": "x" * (MAX_ARG_CHARS + 1)}
+    )
+    assert capped.status_code == 400 and "overlong" in capped.get_json()["error"]
 
 
 def test_derived_metrics_in_compare_on_every_axis(timed_client, timed):

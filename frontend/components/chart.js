@@ -27,7 +27,7 @@ import { ensureStylesheet, h, icon } from "../dom.js";
 import { formatValue } from "../format.js";
 import { markInput } from "../perf.js";
 import { tooltipRows } from "../prefs.js";
-import { renderLegend, updateLegendItem } from "./chartlegend.js";
+import { labelPlot, renderLegend, updateLegendItem } from "./chartlegend.js";
 import {
   drawClipped,
   drawMarkers,
@@ -64,6 +64,7 @@ const MIN_ZOOM_DRAG_PX = 3;
  * @typedef {Object} ChartOptions
  * @property {ChartSeries[]} series
  * @property {string} [title]
+ * @property {string} [label] the plot's accessible name (default: title)
  * @property {string} [xLabel] axis title and tooltip header, e.g. `step`
  * @property {string} [xAxisLabel] axis title when it should differ from the
  *     tooltip header (e.g. with a unit)
@@ -156,7 +157,11 @@ export class Chart {
       this._title,
       h("div", { className: "tbmf-chart__tools" }, this._logButton),
     );
-    this._plot = h("div", { className: "tbmf-chart__plot" });
+    // Focusable and named (labelPlot), so keyboard users reach the chart.
+    this._plot = h("div", {
+      className: "tbmf-chart__plot",
+      attrs: { tabindex: "0", role: "figure" },
+    });
     this._empty = h("div", { className: "tbmf-chart__empty" });
     this._tip = new ChartTooltip();
     this._tooltip = this._tip.element;
@@ -172,7 +177,7 @@ export class Chart {
     this._dataVersion = 0;
     this._legend = h("div", {
       className: "tbmf-chart__legend",
-      attrs: { role: "list" },
+      attrs: { role: "group", "aria-label": "Series shown (press to hide)" },
     });
     this.element = h(
       "div",
@@ -508,6 +513,7 @@ export class Chart {
   // Legend, tooltip, empty state.
 
   _renderLegend() {
+    labelPlot(this._plot, this._options, this._slots);
     const show = this._options.legend !== false;
     this._legend.hidden = !show;
     if (!show) return;

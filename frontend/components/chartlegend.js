@@ -31,11 +31,8 @@ export function renderLegend(legend, slots, hidden, onToggle) {
             (compact
               ? `${slot.spec.label}${slot.spec.note ? ` (${slot.spec.note})` : ""}\n`
               : "") + (off ? "Show this series" : "Hide this series"),
-          attrs: {
-            type: "button",
-            role: "listitem",
-            "aria-pressed": String(!off),
-          },
+          // A toggle button: pressed = drawn (the legend is its group).
+          attrs: { type: "button", "aria-pressed": String(!off) },
           dataset: { key: slot.key },
           on: {
             click: (event) => onToggle(slot.key, event),
@@ -81,4 +78,29 @@ export function updateLegendItem(legend, key, hidden) {
     ? `${title.slice(0, title.lastIndexOf("\n"))}\n${action}`
     : action;
   return true;
+}
+
+/** Series a plot's accessible name lists before "and N more". */
+const NAMED_SERIES = 4;
+
+/**
+ * Names the plot for keyboard and screen-reader users (it takes focus):
+ * what it draws, against what, and its first series.
+ * @param {HTMLElement} plot
+ * @param {{label?: string, title?: string, xAxisLabel?: string, xLabel?: string}} options
+ * @param {SeriesSlot[]} slots
+ */
+export function labelPlot(plot, options, slots) {
+  const listed = slots.filter((slot) => slot.spec.legend !== false);
+  const names = listed.slice(0, NAMED_SERIES).map((slot) => slot.spec.label);
+  if (listed.length > NAMED_SERIES) {
+    names.push(`${listed.length - NAMED_SERIES} more`);
+  }
+  const what = options.label || options.title || "Chart";
+  const x = options.xAxisLabel || options.xLabel || "x";
+  const count = `${listed.length} series`;
+  plot.setAttribute(
+    "aria-label",
+    `${what}: ${count} against ${x}${names.length ? `: ${names.join(", ")}` : ""}`,
+  );
 }

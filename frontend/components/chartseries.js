@@ -35,6 +35,7 @@ import { formatValue } from "../format.js";
 /** Options an update may change while keeping the uPlot instance. */
 export const DATA_OPTIONS = new Set([
   "series",
+  "label",
   "xRange",
   "ignoreOutliers",
   "tooltipRows",

@@ -18,6 +18,7 @@ import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { withAlpha } from "../colors.js";
 import { ensureStylesheet, h, setChildren } from "../dom.js";
 import { formatValue } from "../format.js";
+import { t } from "../i18n.js";
 import { barPath, drawZeroLine, stepPath } from "./histdraw.js";
 import {
   axisStyle,
@@ -93,7 +94,11 @@ export class HistChart {
 
     this._title = h("div", { className: "tbmf-chart__title" });
     this._header = h("div", { className: "tbmf-chart__header" }, this._title);
-    this._plot = h("div", { className: "tbmf-chart__plot" });
+    // Focusable and named after its title, so keyboard users reach it.
+    this._plot = h("div", {
+      className: "tbmf-chart__plot",
+      attrs: { tabindex: "0", role: "figure" },
+    });
     this._empty = h("div", { className: "tbmf-chart__empty" });
     this._hover = h("div", { className: "tbmf-histchart__hover" });
     this._tooltip = h("div", {
@@ -173,6 +178,8 @@ export class HistChart {
     const { title } = this._options;
     setChildren(this._title, title ?? null);
     this._header.hidden = title == null || title === "";
+    const name = this._title.textContent || "Histogram";
+    this._plot.setAttribute("aria-label", t("hist.chart.aria", { name }));
   }
 
   /** @returns {uPlot.AlignedData} centres, then one column per series */
@@ -321,7 +328,7 @@ export class HistChart {
     this._empty.hidden = hasData;
     this._empty.textContent = hasData
       ? ""
-      : (this._options.emptyText ?? "No data");
+      : (this._options.emptyText ?? t("histchart.noData"));
   }
 
   _hideHover() {
@@ -388,7 +395,10 @@ export class HistChart {
       this._tooltip,
       h("div", {
         className: "tbmf-chart__tooltip-head",
-        text: `${formatX(edges[index])} to ${formatX(edges[index + 1])}`,
+        text: t("histchart.range", {
+          from: formatX(edges[index]),
+          to: formatX(edges[index + 1]),
+        }),
       }),
       rows.map((row) =>
         h(

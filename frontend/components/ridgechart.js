@@ -15,6 +15,7 @@
 import { withAlpha } from "../colors.js";
 import { h, setChildren } from "../dom.js";
 import { formatValue } from "../format.js";
+import { hasMessage, t } from "../i18n.js";
 import { cssVar } from "../theme.js";
 import { AXIS_FONT, LABEL_FONT, watchSizeAndTheme } from "./plotkit.js";
 import {
@@ -78,7 +79,11 @@ export class RidgeChart {
 
     this._title = h("div", { className: "tbmf-chart__title" });
     this._header = h("div", { className: "tbmf-chart__header" }, this._title);
-    this._canvas = h("canvas", { className: "tbmf-ridge__canvas" });
+    // Focusable and named after its title, so keyboard users reach it.
+    this._canvas = h("canvas", {
+      className: "tbmf-ridge__canvas",
+      attrs: { tabindex: "0", role: "img" },
+    });
     this._empty = h("div", { className: "tbmf-chart__empty" });
     this._tooltip = h("div", {
       className: "tbmf-chart__tooltip",
@@ -172,6 +177,12 @@ export class RidgeChart {
     const options = this._options;
     setChildren(this._title, options.title ?? null);
     this._header.hidden = options.title == null || options.title === "";
+    this._canvas.setAttribute(
+      "aria-label",
+      t("hist.ridge.aria", {
+        name: this._title.textContent || t("shell.tab.histograms"),
+      }),
+    );
     const width = Math.max(this._body.clientWidth, 100);
     const height = options.height ?? 240;
     const ratio = window.devicePixelRatio || 1;
@@ -193,7 +204,7 @@ export class RidgeChart {
     const lines = this._lines;
     this._empty.hidden = lines.length > 0;
     this._empty.textContent =
-      lines.length > 0 ? "" : (options.emptyText ?? "No histograms");
+      lines.length > 0 ? "" : (options.emptyText ?? t("hist.ridges.none"));
     this.element.ridgeData = {
       ...this.element.ridgeData,
       highlight: options.highlight ?? null,
@@ -345,7 +356,7 @@ export class RidgeChart {
    */
   _offsetText(offset) {
     const label = this._byX ? (this._options.offsetLabel ?? "x") : "step";
-    return `${label} ${formatValue(offset)}`;
+    return `${axisWord(label)} ${formatValue(offset)}`;
   }
 
   /** @param {MouseEvent} event */
@@ -377,10 +388,10 @@ export class RidgeChart {
       return;
     }
     const entry = this._options.entries[best.index];
-    const rows = [`step ${formatValue(entry.step)}`];
+    const rows = [`${axisWord("step")} ${formatValue(entry.step)}`];
     if (this._byX && this._options.offsetLabel !== "step") {
       rows.push(
-        `${this._options.offsetLabel ?? "x"} ${formatValue(best.offset)}`,
+        `${axisWord(this._options.offsetLabel ?? "x")} ${formatValue(best.offset)}`,
       );
     }
     const total = Array.from(entry.counts, Number).reduce((a, v) => a + v, 0);
@@ -392,12 +403,12 @@ export class RidgeChart {
       }),
       h("div", {
         className: "tbmf-chart__tooltip-row",
-        text: `${formatValue(total)} values`,
+        text: t("ridge.values", { n: formatValue(total) }),
       }),
       this._options.onPick
         ? h("div", {
             className: "tbmf-chart__tooltip-row tbmf-muted",
-            text: "Click to compare here",
+            text: t("ridge.clickToCompare"),
           })
         : null,
     );
@@ -433,4 +444,14 @@ export class RidgeChart {
  */
 function mix(hex, t) {
   return withAlpha(hex, 0.35 + 0.65 * t);
+}
+
+/**
+ * An axis id (`step`, `epoch`, ...) in the tab's language; anything else
+ * as given.
+ * @param {string} id
+ * @returns {string}
+ */
+function axisWord(id) {
+  return hasMessage(`axis.${id}`) ? t(`axis.${id}`) : id;
 }

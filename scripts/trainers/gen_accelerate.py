@@ -28,10 +28,9 @@ import accelerate  # noqa: E402
 import torch  # noqa: E402
 from accelerate import Accelerator  # noqa: E402
 from accelerate.utils import set_seed  # noqa: E402
+from common import fresh_dir, make_data, parse_args  # noqa: E402
 from torch import nn  # noqa: E402
 from torch.utils import tensorboard as torch_tb  # noqa: E402
-
-from common import fresh_dir, make_data, parse_args  # noqa: E402
 from truth import Recorder, finish, version_of  # noqa: E402
 
 BATCH = 8
@@ -104,7 +103,7 @@ def main() -> None:
         )
     accelerator.end_training()
 
-    for run_dir, entry in recorder.runs.items():
+    for _run_dir, entry in recorder.runs.items():
         entry.update(
             framework="pytorch",
             writer="torch.utils.tensorboard",

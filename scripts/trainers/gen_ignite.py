@@ -31,6 +31,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import ignite  # noqa: E402
 import tensorboardX  # noqa: E402
 import torch  # noqa: E402
+from common import fresh_dir, make_data, parse_args  # noqa: E402
 from ignite.engine import (  # noqa: E402
     Events,
     create_supervised_evaluator,
@@ -40,8 +41,6 @@ from ignite.handlers import global_step_from_engine  # noqa: E402
 from ignite.handlers.tensorboard_logger import TensorboardLogger  # noqa: E402
 from ignite.metrics import Accuracy, Loss, RunningAverage  # noqa: E402
 from torch import nn  # noqa: E402
-
-from common import fresh_dir, make_data, parse_args  # noqa: E402
 from truth import Recorder, finish, version_of  # noqa: E402
 
 BATCH = 8

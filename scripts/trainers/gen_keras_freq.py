@@ -24,11 +24,9 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("KERAS_BACKEND", "tensorflow")
 
 import keras  # noqa: E402
-import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
-from tensorflow.python.ops import summary_ops_v2  # noqa: E402
-
 from common import fresh_dir, make_data, parse_args  # noqa: E402
+from tensorflow.python.ops import summary_ops_v2  # noqa: E402
 from truth import Recorder, finish, to_float, version_of  # noqa: E402
 
 BATCH = 8

@@ -21,26 +21,22 @@ from __future__ import annotations
 
 import glob
 import os
-import shutil
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import numpy as np  # noqa: E402
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
-from torch.utils import tensorboard as torch_tb  # noqa: E402
-
 import mmengine  # noqa: E402
+import torch  # noqa: E402
+from common import fresh_dir, make_data, parse_args  # noqa: E402
+from mmengine.config import Config  # noqa: E402
 from mmengine.evaluator import BaseMetric  # noqa: E402
 from mmengine.hooks import Hook  # noqa: E402
 from mmengine.model import BaseModel  # noqa: E402
-from mmengine.config import Config  # noqa: E402
 from mmengine.registry import DATASETS, HOOKS, METRICS, MODELS  # noqa: E402
 from mmengine.runner import Runner  # noqa: E402
-
-from common import fresh_dir, make_data, parse_args  # noqa: E402
-from truth import UNKNOWN, Recorder, finish, version_of  # noqa: E402
+from torch import nn  # noqa: E402
+from torch.utils import tensorboard as torch_tb  # noqa: E402
+from truth import Recorder, finish, version_of  # noqa: E402
 
 BATCH = 8  # samples
 N_TRAIN = 64  # samples: 8 iterations an epoch

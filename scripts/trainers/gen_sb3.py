@@ -23,11 +23,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gymnasium  # noqa: E402
 import stable_baselines3  # noqa: E402
 import torch  # noqa: E402
+from common import fresh_dir, parse_args  # noqa: E402
 from stable_baselines3 import PPO  # noqa: E402
 from stable_baselines3.common.callbacks import EvalCallback  # noqa: E402
 from torch.utils import tensorboard as torch_tb  # noqa: E402
-
-from common import fresh_dir, parse_args  # noqa: E402
 from truth import Recorder, finish, version_of  # noqa: E402
 
 N_STEPS = 128  # environment steps a rollout
@@ -73,7 +72,7 @@ def main() -> None:
         ),
     )
     model.logger.close()
-    for run_dir, entry in recorder.runs.items():
+    for _run_dir, entry in recorder.runs.items():
         entry.update(
             framework="pytorch",
             writer="torch.utils.tensorboard",

@@ -25,9 +25,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import tensorboardX  # noqa: E402
 import torch  # noqa: E402
-from torch import nn  # noqa: E402
-
 from common import fresh_dir, make_data, parse_args  # noqa: E402
+from torch import nn  # noqa: E402
 from truth import Recorder, finish, to_float, version_of  # noqa: E402
 
 BATCH = 8

@@ -29,10 +29,9 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 import paddle  # noqa: E402
 import visualdl  # noqa: E402
-from visualdl import LogWriter  # noqa: E402
-
 from common import fresh_dir, make_data, parse_args  # noqa: E402
 from truth import Recorder, finish, version_of  # noqa: E402
+from visualdl import LogWriter  # noqa: E402
 
 BATCH = 8
 N_TRAIN = 64

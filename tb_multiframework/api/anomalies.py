@@ -245,6 +245,16 @@ class AnomalyFinder:
             "message": anomaly.message,
             "cause": core.USUAL_CAUSES[anomaly.kind],
             "evidence": anomaly.evidence,
+            # The English texts above as catalog messages (docs/api.md,
+            # Messages): the tab shows them in the user's language.
+            "i18n": {
+                "message": (
+                    {"id": anomaly.message_id, "params": anomaly.message_params}
+                    if anomaly.message_id
+                    else None
+                ),
+                "cause": {"id": f"anomaly.cause.{anomaly.kind}", "params": {}},
+            },
         }
 
     # Finding, with the results kept per series, pair and group.

@@ -146,6 +146,10 @@ class HistogramAnswers:
                     "tagB": p.tag_b,
                     "score": p.score,
                     "reasons": list(p.reasons),
+                    "reasonMessages": [
+                        {"id": key, "params": params}
+                        for key, params in p.reason_messages
+                    ],
                 }
                 for p in pairs
             ],

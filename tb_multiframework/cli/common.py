@@ -18,6 +18,7 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 # Commands reach the formatting and the progress bar through this module.
+from tb_multiframework.cli import lang
 from tb_multiframework.cli.progress import Progress
 from tb_multiframework.cli.textfmt import MISSING as MISSING
 from tb_multiframework.cli.textfmt import Column as Column
@@ -120,7 +121,9 @@ def load(args: argparse.Namespace) -> Stack:
 def warn(args: argparse.Namespace, message: str) -> None:
     """A warning on stderr, unless --quiet."""
     if not getattr(args, "quiet", False):
-        print(f"tbmf: warning: {printable(message)}", file=sys.stderr)
+        print(
+            lang.tr("cli.warning", message=printable(message)), file=sys.stderr
+        )
 
 
 def warn_run_problems(
@@ -129,7 +132,9 @@ def warn_run_problems(
     """Says on stderr which of these runs have file problems."""
     for run in runs:
         for problem in run.get("warnings", ()):
-            warn(args, f"run {run['run']}: {problem}")
+            warn(
+                args, lang.tr("cli.runProblem", run=run["run"], problem=problem)
+            )
 
 
 # Names: runs and metrics.

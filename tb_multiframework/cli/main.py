@@ -20,6 +20,7 @@ from tb_multiframework.cli import (
     check,
     diff,
     export,
+    lang,
     list_runs,
     open_tb,
     report,
@@ -72,7 +73,7 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # noqa: D102
         self.exit(
             EXIT_USAGE,
-            f"tbmf: error: {message} (see `{self.prog} --help`)\n",
+            lang.tr("cli.usageError", message=message, prog=self.prog) + "\n",
         )
 
 
@@ -91,13 +92,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     for module in COMMANDS:
         module.register(commands)
+    lang.add_option(parser, top=True)
+    for command in commands.choices.values():
+        lang.add_option(command, top=False)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command; returns its exit code."""
     parser = build_parser()
+    # The locale's language until --lang is read (argparse's own errors).
+    lang.use(argparse.Namespace())
     args = parser.parse_args(argv)
+    lang.use(args)
     if sys.stdout.isatty() and not isinstance(sys.stdout, TerminalText):
         sys.stdout = TerminalText(sys.stdout)
     try:
@@ -115,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise
         return _usage_error(str(error.args[0] if error.args else error))
     except KeyboardInterrupt:
-        print("tbmf: interrupted", file=sys.stderr)
+        print(lang.tr("cli.interrupted"), file=sys.stderr)
         return EXIT_INTERRUPTED
     except BrokenPipeError:
         # The reader (`| head`) left: stop quietly, also at exit's flush.
@@ -125,7 +132,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _usage_error(message: str) -> int:
-    print(f"tbmf: error: {printable(message)}", file=sys.stderr)
+    print(lang.tr("cli.error", message=printable(message)), file=sys.stderr)
     return EXIT_USAGE
 
 

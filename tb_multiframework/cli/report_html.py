@@ -16,10 +16,10 @@ import os
 from typing import Any
 
 from tb_multiframework.cli import common, selection
+from tb_multiframework.cli.lang import language, tr
 from tb_multiframework.cli.report import ReportData
 from tb_multiframework.cli.report_md import ARROWS
 
-_DIRECTIONS = {"min": "lower is better", "max": "higher is better"}
 _CHART_HEIGHT = 260  # CSS pixels
 
 _CSS = """
@@ -105,7 +105,9 @@ document.body.dataset.ready = "1";
 def render(data: ReportData) -> str:
     """The whole page."""
     uplot_js, uplot_css = _uplot()
-    title = f"Training parity: {data.candidate} vs baseline {data.baseline}"
+    title = tr(
+        "report.html.title", candidate=data.candidate, baseline=data.baseline
+    )
     charts = []
     for i, chart in enumerate(data.charts):
         charts.append(dict(chart, id=f"m{i}"))
@@ -116,7 +118,7 @@ def render(data: ReportData) -> str:
     }
     parts = [
         "<!doctype html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="{language()}"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>{_e(title)}</title>",
         f"<style>{uplot_css}{_CSS}</style>",
@@ -177,28 +179,42 @@ def _uplot() -> tuple[str, str]:
 
 def _header(data: ReportData) -> str:
     smoothing = (
-        f"smoothing {data.smoothing:g} ({data.smoothing_mode})"
+        tr(
+            "report.html.smoothing",
+            weight=f"{data.smoothing:g}",
+            mode=data.smoothing_mode,
+        )
         if data.smoothing
-        else "no smoothing"
+        else tr("report.html.noSmoothing")
     )
-    return (
-        "<header><h1>Training parity: "
-        f'<span class="run">{_e(data.candidate)}</span> vs baseline '
-        f'<span class="run">{_e(data.baseline)}</span></h1>'
-        f'<p class="meta">x axis: {_e(data.axis)} · {_e(smoothing)} · '
-        f"verdicts on {_e(data.compare)} values, tolerance ±"
-        f"{data.tolerance * 100:.4g}% · logdir {_e(data.logdir)} · "
-        f"tbmf {_e(data.version)}, {_e(data.generated)}</p></header>"
+    title = tr(
+        "report.html.title",
+        candidate=f'<span class="run">{_e(data.candidate)}</span>',
+        baseline=f'<span class="run">{_e(data.baseline)}</span>',
     )
+    meta = tr(
+        "report.html.meta",
+        axis=_e(data.axis),
+        smoothing=_e(smoothing),
+        compare=_e(tr(f"report.compare.{data.compare}")),
+        tolerance=f"{data.tolerance * 100:.4g}",
+        logdir=_e(data.logdir),
+        version=_e(data.version),
+        generated=_e(data.generated),
+    )
+    return f'<header><h1>{title}</h1><p class="meta">{meta}</p></header>'
 
 
 def _summary(data: ReportData) -> str:
+    compare = tr(f"report.compare.{data.compare}")
     head = (
-        "<tr><th></th><th>metric</th><th></th>"
-        f'<th class="num">baseline {_e(data.compare)}</th>'
-        '<th class="num">candidate</th><th class="num">change</th>'
-        '<th class="num">mean |Δ|</th><th class="num">max |Δ|</th>'
-        f'<th class="num">at {_e(data.axis)}</th></tr>'
+        f"<tr><th></th><th>{tr('report.col.metric')}</th><th></th>"
+        f'<th class="num">{_e(tr("report.html.baselineOf", compare=compare))}</th>'
+        f'<th class="num">{tr("report.col.candidate")}</th>'
+        f'<th class="num">{tr("report.col.change")}</th>'
+        f'<th class="num">{tr("report.html.meanAbs")}</th>'
+        f'<th class="num">{tr("report.html.maxAbs")}</th>'
+        f'<th class="num">{_e(tr("report.html.at", axis=data.axis))}</th></tr>'
     )
     rows = []
     for i, item in enumerate(data.items):
@@ -221,15 +237,13 @@ def _summary(data: ReportData) -> str:
         rows.append(
             f'<tr><td>{common.MISSING}</td><td class="name">'
             f"{_e(item['metric'])}</td>"
-            f'<td colspan="7">not in {_e(item["missing"])}</td></tr>'
+            f'<td colspan="7">{_e(tr("report.notIn", run=item["missing"]))}'
+            "</td></tr>"
         )
     return (
-        "<section><h2>Summary</h2>"
+        f"<section><h2>{tr('report.html.summary')}</h2>"
         f"<table>{head}{''.join(rows)}</table>"
-        '<p class="note">✓ within the tolerance or better, ✗ worse by more, '
-        "⚠ changed by more where the direction is unknown, or not "
-        "comparable. |Δ|: |candidate − baseline| over the overlap, both "
-        "curves read on the union of their x.</p></section>"
+        f'<p class="note">{tr("report.html.legend")}</p></section>'
     )
 
 
@@ -245,7 +259,7 @@ def _badge(verdict: dict[str, str]) -> str:
 def _config(data: ReportData) -> str:
     rows = selection.config_rows(data.config)
     head = (
-        "<section><h2>Config</h2>"
+        f"<section><h2>{tr('report.html.config')}</h2>"
         f'<p class="note">{_e(selection.config_summary(data.config))}</p>'
     )
     if not rows:
@@ -256,7 +270,9 @@ def _config(data: ReportData) -> str:
         for key, base, cand in rows
     )
     return (
-        head + "<table><tr><th>key</th><th>baseline</th><th>candidate</th>"
+        head + f"<table><tr><th>{tr('report.col.key')}</th>"
+        f"<th>{tr('report.col.baseline')}</th>"
+        f"<th>{tr('report.col.candidate')}</th>"
         f"</tr>{body}</table></section>"
     )
 
@@ -274,17 +290,23 @@ def _metric_section(
     item: dict[str, Any], chart: dict[str, Any], data: ReportData
 ) -> str:
     a, b = item["baseline"], item["candidate"]
-    direction = _DIRECTIONS.get(item["direction"], "direction unknown")
+    known = item["direction"] in ("min", "max")
+    direction = tr(
+        f"report.direction.{item['direction'] if known else 'unknown'}"
+    )
     lines = [
         f'<section class="metric" id="{chart["id"]}">',
         f'<h2><span class="run">{_e(item["metric"])}</span> '
         f"{_e(direction)}</h2>",
-        '<table><tr><th></th><th>run</th><th>tag</th><th class="num">last</th>'
-        '<th class="num">best</th><th class="num">points</th></tr>',
+        f"<table><tr><th></th><th>{tr('report.col.run')}</th>"
+        f"<th>{tr('report.col.tag')}</th>"
+        f'<th class="num">{tr("report.compare.last")}</th>'
+        f'<th class="num">{tr("report.compare.best")}</th>'
+        f'<th class="num">{tr("report.col.points")}</th></tr>',
     ]
     for role, side in (("baseline", a), ("candidate", b)):
         lines.append(
-            f"<tr><td>{role}</td>"
+            f"<tr><td>{tr(f'report.col.{role}')}</td>"
             f'<td class="name">{_e(side["run"])}</td>'
             f'<td class="name">{_e(side["tag"])}</td>'
             f'<td class="num">{_e(common.format_value(side["last"]))}</td>'
@@ -296,13 +318,16 @@ def _metric_section(
         lines.append(f'<p class="excluded">{_e(chart["excluded"])}</p>')
     else:
         drawn = ", ".join(
-            f"{s['role']} {common.format_int(s['returned'])} of "
-            f"{common.format_int(s['total'])}"
+            tr(
+                "report.html.drawnOf",
+                role=s["role"],
+                returned=common.format_int(s["returned"]),
+                total=common.format_int(s["total"]),
+            )
             for s in chart["series"]
         )
         lines.append(
-            f'<p class="note">points drawn: {_e(drawn)} (each x bucket keeps '
-            "its first, last, min and max point)</p>"
+            f'<p class="note">{_e(tr("report.html.drawn", drawn=drawn))}</p>'
         )
         sync = f'data-sync="{chart["id"]}"'
         lines.append(
@@ -318,9 +343,14 @@ def _metric_section(
 
 def _runs(data: ReportData) -> str:
     head = (
-        "<tr><th>run</th><th>framework</th><th>writer</th>"
-        '<th class="num">points</th><th class="num">steps</th>'
-        '<th class="num">duration</th><th>epoch axis</th><th>warnings</th></tr>'
+        f"<tr><th>{tr('report.col.run')}</th>"
+        f"<th>{tr('report.col.framework')}</th>"
+        f"<th>{tr('report.col.writer')}</th>"
+        f'<th class="num">{tr("report.col.points")}</th>'
+        f'<th class="num">{tr("report.col.steps")}</th>'
+        f'<th class="num">{tr("report.col.duration")}</th>'
+        f"<th>{tr('report.col.epochAxis')}</th>"
+        f"<th>{tr('report.col.warnings')}</th></tr>"
     )
     rows = []
     for run in data.runs:
@@ -339,5 +369,6 @@ def _runs(data: ReportData) -> str:
             f"<td>{_e(run['epochSource'])}</td><td>{warnings}</td></tr>"
         )
     return (
-        f"<section><h2>Runs</h2><table>{head}{''.join(rows)}</table></section>"
+        f"<section><h2>{tr('report.html.runs')}</h2>"
+        f"<table>{head}{''.join(rows)}</table></section>"
     )

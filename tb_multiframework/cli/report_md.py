@@ -11,6 +11,7 @@ import html
 import re
 
 from tb_multiframework.cli import common, selection, speed
+from tb_multiframework.cli.lang import language, tr
 from tb_multiframework.cli.report import ReportData
 
 ARROWS = {"min": " ↓", "max": " ↑"}
@@ -36,10 +37,22 @@ def md_code(text: str) -> str:
 def render(data: ReportData) -> str:
     """The card, ending in a newline."""
     lines = [
-        f"#### Training parity: {md_code(data.candidate)} vs baseline "
-        f"{md_code(data.baseline)}",
+        tr(
+            "report.md.title",
+            candidate=md_code(data.candidate),
+            baseline=md_code(data.baseline),
+        ),
         "",
-        f"| | metric | baseline ({data.compare}) | candidate | change |",
+        "| | "
+        + " | ".join(
+            [
+                tr("report.col.metric"),
+                tr("report.col.baselineOf", compare=_compare(data)),
+                tr("report.col.candidate"),
+                tr("report.col.change"),
+            ]
+        )
+        + " |",
         "|:-:|:--|--:|--:|--:|",
     ]
     for item in data.items:
@@ -65,7 +78,7 @@ def render(data: ReportData) -> str:
     for item in data.one_sided:
         lines.append(
             f"| {common.MISSING} | {md_code(item['metric'])} | | | "
-            f"not in {md_code(item['missing'])} |"
+            f"{tr('report.notIn', run=md_code(item['missing']))} |"
         )
     lines += _speed_lines(data)
     counts = {
@@ -78,13 +91,22 @@ def render(data: ReportData) -> str:
         "",
         *_config_lines(data),
         " · ".join(f"{symbol} {n}" for symbol, n in counts.items() if n)
-        + f" — {data.compare} values; ✅ within ±{_pct(data.tolerance)}"
-        f" of the baseline or better, ❌ worse by more, ⚠️ changed by more "
-        f"where the direction is unknown, or not comparable; ↓ lower is "
-        f"better, ↑ higher is better.",
+        + tr(
+            "report.md.legend",
+            compare=_compare(data),
+            tolerance=_pct(data.tolerance),
+        ),
         "",
-        f"<sub>tbmf {data.version} · x {data.axis} · tolerance {tolerance} · "
-        f"{data.generated}</sub>",
+        # A card in another language than English names it.
+        ("<sub>" if language() == "en" else f'<sub lang="{language()}">')
+        + tr(
+            "report.md.footer",
+            version=data.version,
+            axis=data.axis,
+            tolerance=tolerance,
+            generated=data.generated,
+        )
+        + "</sub>",
     ]
     return "\n".join(lines) + "\n"
 
@@ -96,10 +118,18 @@ def _speed_lines(data: ReportData) -> list[str]:
     base, cand = (md_code(str(r)) for r in data.speed_runs)
     lines = [
         "",
-        f"**Speed** (derived from wall time; {base} vs {cand}; faster is "
-        "better)",
+        tr("report.md.speed", baseline=base, candidate=cand),
         "",
-        "| | figure | baseline | candidate | change |",
+        "| | "
+        + " | ".join(
+            [
+                tr("report.col.figure"),
+                tr("report.col.baseline"),
+                tr("report.col.candidate"),
+                tr("report.col.change"),
+            ]
+        )
+        + " |",
         "|:-:|:--|--:|--:|--:|",
     ]
     for item in data.speed:
@@ -121,16 +151,28 @@ def _config_lines(data: ReportData) -> list[str]:
     """A folded table of the hyper-parameters that differ, if any do."""
     rows = selection.config_rows(data.config)
     if not rows:
-        return [f"Config: {selection.config_summary(data.config)}.", ""]
+        return [
+            tr(
+                "report.md.config",
+                summary=selection.config_summary(data.config),
+            ),
+            "",
+        ]
     # One raw HTML block, no blank line inside: CommonMark renderers (GitHub)
     # and those that pass an HTML block through untouched (Python-Markdown)
     # then both show it as written, and every value is HTML-escaped, so a
     # `<script>` in a hyper-parameter is text in either.
     lines = [
-        "<details><summary>Config: "
-        f"{_html(selection.config_summary(data.config))}</summary>",
+        "<details><summary>"
+        + tr(
+            "report.configPrefix",
+            summary=_html(selection.config_summary(data.config)),
+        )
+        + "</summary>",
         "<table>",
-        "<tr><th>key</th><th>baseline</th><th>candidate</th></tr>",
+        f"<tr><th>{tr('report.col.key')}</th>"
+        f"<th>{tr('report.col.baseline')}</th>"
+        f"<th>{tr('report.col.candidate')}</th></tr>",
     ]
     for key, base, cand in rows:
         cells = "".join(
@@ -147,3 +189,8 @@ def _html(text: str) -> str:
 
 def _pct(fraction: float) -> str:
     return f"{fraction * 100:.4g}%"
+
+
+def _compare(data: ReportData) -> str:
+    """What the verdicts compare (`last`, `best`) in the chosen language."""
+    return tr(f"report.compare.{data.compare}")

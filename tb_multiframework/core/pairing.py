@@ -88,13 +88,16 @@ class TagPair:
         tag_a: tag of run A.
         tag_b: tag of run B.
         score: confidence in [0, 1]; at least MIN_PAIR_SCORE.
-        reasons: human-readable evidence, strongest first.
+        reasons: human-readable evidence, strongest first (English).
+        reason_messages: the same reasons as message ids of the catalogs
+            (`tb_multiframework/i18n`) with their parameters, in order.
     """
 
     tag_a: str
     tag_b: str
     score: float
     reasons: tuple[str, ...]
+    reason_messages: tuple[tuple[str, dict[str, object]], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -166,7 +169,7 @@ def suggest_tag_pairs(
             continue
         taken_a.add(i)
         taken_b.add(j)
-        reasons = _reasons(
+        reasons, messages = _reasons(
             tags_a[i],
             tags_b[j],
             feats_a[i],
@@ -177,8 +180,15 @@ def suggest_tag_pairs(
         rival = max(_rival(top_a[i], j), _rival(top_b[j], i))
         if rival >= value - _AMBIGUOUS_MARGIN:
             reasons += ("a close alternative exists",)
+            messages += (("pair.reason.closeAlternative", {}),)
         pairs.append(
-            TagPair(tags_a[i].tag, tags_b[j].tag, round(value, 4), reasons)
+            TagPair(
+                tags_a[i].tag,
+                tags_b[j].tag,
+                round(value, 4),
+                reasons,
+                messages,
+            )
         )
     order_a = {t.tag: t.order for t in tags_a}
     pairs.sort(key=lambda p: order_a[p.tag_a])
@@ -365,26 +375,57 @@ def _reasons(
     fb: TagFeatures,
     rank_a: tuple[int, int],
     rank_b: tuple[int, int],
-) -> tuple[str, ...]:
-    reasons = []
+) -> tuple[tuple[str, ...], tuple[tuple[str, dict[str, object]], ...]]:
+    """The evidence for a pair: English texts and the same as message ids."""
+    reasons: list[str] = []
+    messages: list[tuple[str, dict[str, object]]] = []
     if a.element_count is not None and b.element_count is not None:
         reasons.append(f"same element count ({a.element_count})")
+        messages.append(
+            ("pair.reason.sameCount", {"count": a.element_count})
+        )
     else:
         reasons.append("element count unknown")
+        messages.append(("pair.reason.countUnknown", {}))
     kind = "gradients of " if fa.is_grad else ""
+    grad = "Grad" if fa.is_grad else ""
     if fa.role == fb.role:
         reasons.append(f"both {kind}{_ROLE_NAMES[fa.role]}")
+        messages.append((f"pair.reason.both{grad}.{fa.role}", {}))
     else:
         reasons.append(f"{kind}{fa.role} vs {fb.role}")
+        messages.append(
+            (f"pair.reason.roles{grad}", {"a": fa.role, "b": fb.role})
+        )
     where_a = f"{rank_a[0] + 1} of {rank_a[1]}"
     where_b = f"{rank_b[0] + 1} of {rank_b[1]}"
     if where_a == where_b:
         reasons.append(
             f"same position among {_ROLE_NAMES[fa.role]} ({where_a})"
         )
+        messages.append(
+            (
+                f"pair.reason.samePosition.{fa.role}",
+                {"index": rank_a[0] + 1, "count": rank_a[1]},
+            )
+        )
     else:
         reasons.append(f"position {where_a} vs {where_b}")
+        messages.append(
+            (
+                "pair.reason.positions",
+                {
+                    "indexA": rank_a[0] + 1,
+                    "countA": rank_a[1],
+                    "indexB": rank_b[0] + 1,
+                    "countB": rank_b[1],
+                },
+            )
+        )
     shared = sorted(fa.layer_tokens & fb.layer_tokens)
     if shared:
         reasons.append(f"shared layer name ({', '.join(shared)})")
-    return tuple(reasons)
+        messages.append(
+            ("pair.reason.sharedName", {"names": ", ".join(shared)})
+        )
+    return tuple(reasons), tuple(messages)

@@ -322,7 +322,12 @@ export class MetricPicker {
           {
             className: `tbmf-cmp-metric__toggle${open ? " is-open" : ""}`,
             title: open ? "Hide the tags behind it" : "Show the tags behind it",
-            attrs: { type: "button", "aria-expanded": String(open) },
+            // One name per metric: a screen reader lists 22 of these.
+            attrs: {
+              type: "button",
+              "aria-expanded": String(open),
+              "aria-label": `Tags behind ${row.name}`,
+            },
             on: {
               click: () => {
                 this._open.set(row.name, !open);

@@ -509,7 +509,7 @@ export class ComparisonChart {
         height: o.height ?? DEFAULT_HEIGHT,
         emptyText,
       },
-      { series: main, xRange, ignoreOutliers },
+      { series: main, xRange, ignoreOutliers, label: this._title.textContent },
     );
     this._mainLook = mainLook;
 
@@ -539,7 +539,12 @@ export class ComparisonChart {
           this._diffHost,
           diffLook !== this._diffLook,
           { ...common, height: o.diffHeight ?? DEFAULT_DIFF_HEIGHT },
-          { series: diffs, xRange: diffRange, ignoreOutliers },
+          {
+            series: diffs,
+            xRange: diffRange,
+            ignoreOutliers,
+            label: this._diffTitle.textContent,
+          },
         );
         if (created) this.diffChart.element.classList.add("tbmf-chart--diff");
         this._diffLook = diffLook;

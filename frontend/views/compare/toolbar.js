@@ -315,7 +315,11 @@ export class CompareToolbar {
             {
               className: "tbmf-cmp-help",
               title: `${EMA_SMOOTHING_HELP}\n\n${TIME_SMOOTHING_HELP}`,
-              attrs: { tabindex: "0", "aria-label": TIME_SMOOTHING_HELP },
+              attrs: {
+                tabindex: "0",
+                role: "img",
+                "aria-label": `${EMA_SMOOTHING_HELP} ${TIME_SMOOTHING_HELP}`,
+              },
             },
             icon("info", { size: 16 }),
           ),

@@ -5,6 +5,7 @@
 // no place on an axis, and the colours of A and B.
 
 import { RUN_PALETTE, runColor } from "../../colors.js";
+import { t } from "../../i18n.js";
 import {
   AXES,
   DEFAULT_BINS,
@@ -168,7 +169,7 @@ function epochReason(info) {
   const source = String(info.epochSource ?? "");
   return (
     source.replace(/^none:\s*/, "").replace(/^no epoch information:\s*/, "") ||
-    "no epoch information"
+    t("hist.noEpochInformation")
   );
 }
 
@@ -201,6 +202,6 @@ export function axisProblem(axis, a, b) {
   if (axis !== "epoch") return "";
   const missing = [a, b].filter((r) => !hasEpochAxis(r));
   return [...new Set(missing)]
-    .map((r) => `${r.run} has no epoch axis (${epochReason(r)})`)
-    .join("; ");
+    .map((r) => t("hist.noEpochAxis", { run: r.run, reason: epochReason(r) }))
+    .join(t("common.listSeparator"));
 }

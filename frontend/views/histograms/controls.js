@@ -2,7 +2,9 @@
 // aligned positions where both runs have histograms.
 
 import { h, icon, setChildren } from "../../dom.js";
-import { formatInt, formatValue } from "../../format.js";
+import { formatValue } from "../../format.js";
+import { t } from "../../i18n.js";
+import { formatInteger as formatInt } from "../../intl.js";
 import { AXES, BIN_CHOICES, MODES } from "./model.js";
 
 /** Most tick marks drawn under the slider; more positions get none. */
@@ -34,23 +36,26 @@ export class Toolbar {
    *     with keys `axis`, `bins`, `mode`
    */
   constructor(onChange) {
-    this._axis = segmented("Axis", "axis", AXES, (id) =>
+    this._axis = segmented(t("hist.toolbar.axis"), "axis", AXES, (id) =>
       onChange({ axis: id }),
     );
     this._bins = segmented(
-      "Bins",
+      t("hist.toolbar.bins"),
       "bins",
       BIN_CHOICES.map((n) => ({
         id: String(n),
         label: String(n),
-        title: `${n} common buckets over both ranges`,
+        title: t("hist.toolbar.bins.title", { n }),
       })),
       (id) => onChange({ bins: id }),
     );
     this._mode = segmented(
-      "Show",
+      t("hist.toolbar.show"),
       "mode",
-      MODES.map((m) => ({ ...m, title: `Show: ${m.label.toLowerCase()}` })),
+      MODES.map((m) => ({
+        ...m,
+        title: t("hist.toolbar.show.title", { mode: m.label.toLowerCase() }),
+      })),
       (id) => onChange({ mode: id }),
     );
     this.element = h(
@@ -69,7 +74,9 @@ export class Toolbar {
       const problem = model.axisProblems[id];
       button.classList.toggle("is-unavailable", Boolean(problem));
       const base = AXES.find((a) => a.id === id)?.title ?? "";
-      button.title = problem ? `${base}.\nNot available: ${problem}` : base;
+      button.title = problem
+        ? t("hist.toolbar.axisUnavailable", { title: base, problem })
+        : base;
     }
     this._bins.select(String(model.bins));
     this._mode.select(model.mode);
@@ -92,7 +99,7 @@ export class PositionBar {
         max: 0,
         step: 1,
         value: 0,
-        "aria-label": "Position",
+        "aria-label": t("hist.position"),
       },
       dataset: { role: "position" },
       on: {
@@ -107,8 +114,8 @@ export class PositionBar {
       "button",
       {
         className: "tbmf-icon-button tbmf-hist-step",
-        title: "Previous position",
-        attrs: { type: "button", "aria-label": "Previous position" },
+        title: t("hist.position.previous"),
+        attrs: { type: "button", "aria-label": t("hist.position.previous") },
         on: { click: () => this._move(-1) },
       },
       icon("chevronRight", { size: 20, className: "tbmf-flip" }),
@@ -117,8 +124,8 @@ export class PositionBar {
       "button",
       {
         className: "tbmf-icon-button tbmf-hist-step",
-        title: "Next position",
-        attrs: { type: "button", "aria-label": "Next position" },
+        title: t("hist.position.next"),
+        attrs: { type: "button", "aria-label": t("hist.position.next") },
         on: { click: () => this._move(1) },
       },
       icon("chevronRight", { size: 20 }),
@@ -161,7 +168,7 @@ export class PositionBar {
     }
     this._slider.setAttribute(
       "aria-valuetext",
-      `${model.axis} ${formatValue(model.positions[model.index])}`,
+      `${t(`axis.${model.axis}`)} ${formatValue(model.positions[model.index])}`,
     );
     this._prev.disabled = model.index <= 0;
     this._next.disabled = model.index >= n - 1;
@@ -218,7 +225,7 @@ export class PositionBar {
       h(
         "span",
         { className: "tbmf-hist-readout__at" },
-        h("span", { className: "tbmf-muted", text: model.axis }),
+        h("span", { className: "tbmf-muted", text: t(`axis.${model.axis}`) }),
         h("strong", { text: formatValue(x), dataset: { role: "at" } }),
       ),
       sideChip("A", model.colors.a, model.stepsA[i], null),
@@ -228,13 +235,19 @@ export class PositionBar {
         model.stepsB[i],
         mismatch
           ? model.axis === "step"
-            ? "nearest"
-            : `at ${model.axis} ${formatValue(xB)}, nearest`
+            ? t("hist.position.nearest")
+            : t("hist.position.nearestAt", {
+                axis: t(`axis.${model.axis}`),
+                x: formatValue(xB),
+              })
           : null,
       ),
       h("span", {
         className: "tbmf-hist-readout__count",
-        text: `${formatInt(i + 1)} of ${formatInt(model.positions.length)}`,
+        text: t("hist.position.count", {
+          i: formatInt(i + 1),
+          n: formatInt(model.positions.length),
+        }),
       }),
     );
   }
@@ -256,7 +269,7 @@ function sideChip(letter, color, step, note) {
       dataset: { side: letter.toLowerCase(), step: String(step) },
     },
     h("span", { className: "tbmf-hist-chip__letter", text: letter }),
-    h("span", { text: `step ${formatInt(step)}` }),
+    h("span", { text: t("hist.position.step", { step: formatInt(step) }) }),
     note ? h("span", { className: "tbmf-hist-chip__note", text: note }) : null,
   );
 }

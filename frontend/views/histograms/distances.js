@@ -5,6 +5,7 @@
 import { createChart } from "../../components/chart.js";
 import { h, setChildren } from "../../dom.js";
 import { formatValue } from "../../format.js";
+import { t } from "../../i18n.js";
 import { cssVar } from "../../theme.js";
 import { DISTANCES, toNumber } from "./model.js";
 
@@ -94,7 +95,7 @@ export class DistanceTable {
       const number = toNumber(raw);
       value.textContent = Number.isNaN(number) ? "—" : formatValue(number);
       value.title = Number.isNaN(number)
-        ? "Undefined: one of the histograms is empty"
+        ? t("hist.distance.undefined")
         : String(raw);
       // Full precision for scripts and tests; the text is rounded.
       value.dataset.value = String(raw);
@@ -114,8 +115,7 @@ export class DistanceTable {
       }
     }
     this._caption.textContent = diff
-      ? `Jensen–Shannon on ${bins} common buckets; the others from the ` +
-        "original histograms."
+      ? t("hist.distance.caption", { bins })
       : "";
   }
 }
@@ -187,7 +187,10 @@ export class DistanceTrend {
     const meta = DISTANCES.find((d) => d.key === key) ?? DISTANCES[0];
     setChildren(
       this._title,
-      h("span", { className: "tbmf-hist-heading", text: "Over training" }),
+      h("span", {
+        className: "tbmf-hist-heading",
+        text: t("hist.overTraining"),
+      }),
       h("span", {
         className: "tbmf-hist-trend__metric",
         text: meta.label,
@@ -222,7 +225,7 @@ export class DistanceTrend {
     ];
     this._empty.hidden = positions.length > 0;
     this._empty.textContent = distances
-      ? "No common positions on this axis"
+      ? t("hist.noCommonPositionsOnAxis")
       : "";
     if (positions.length === 0) {
       // uPlot cannot lay out axes without data: no chart until there is.
@@ -236,11 +239,11 @@ export class DistanceTrend {
     if (!this.chart || this._axis !== axis) {
       this.chart?.destroy();
       this.chart = createChart(this.host, {
-        xLabel: axis,
+        xLabel: t(`axis.${axis}`),
         height: TREND_HEIGHT,
         legend: false,
         logYToggle: false,
-        emptyText: "No common positions",
+        emptyText: t("hist.noCommonPositions"),
         series,
       });
       this._axis = axis;

@@ -1,6 +1,8 @@
 // What the Histograms view knows about tags, axes and distances, and the
 // payload types of the histogram routes (docs/api.md).
 
+import { t } from "../../i18n.js";
+
 /**
  * @typedef {Object} TagInfo one entry of `histogram_pairs`' tagsA/tagsB
  * @property {string} tag
@@ -12,6 +14,8 @@
  * @property {string} tagB
  * @property {number} score 0..1
  * @property {string[]} reasons
+ * @property {{id: string, params: Record<string, unknown>}[]} [reasonMessages]
+ *     the reasons as message ids (docs/api.md, Messages)
  *
  * @typedef {Object} PairsPayload `GET histogram_pairs`
  * @property {string} runA
@@ -87,25 +91,28 @@ export const KEYS = Object.freeze({
 
 /** Axes offered, in order (`wall` adds nothing `relative` does not show). */
 export const AXES = Object.freeze([
-  { id: "step", label: "Step", title: "The step each run logged" },
-  {
-    id: "epoch",
-    label: "Epoch",
-    title:
-      "Epochs completed: the same meaning in every framework, so the " +
-      "natural axis to compare runs on",
-  },
-  {
-    id: "relative",
-    label: "Relative",
-    title: "Seconds since each run's first event",
-  },
-  {
-    id: "progress",
-    label: "Progress",
-    title: "Step / each run's last step (0 to 1)",
-  },
+  axis("step"),
+  axis("epoch"),
+  axis("relative"),
+  axis("progress"),
 ]);
+
+/**
+ * An axis choice whose texts follow the language (read when drawn).
+ * @param {string} id
+ * @returns {{id: string, label: string, title: string}}
+ */
+function axis(id) {
+  return {
+    id,
+    get label() {
+      return t(`hist.axis.${id}`);
+    },
+    get title() {
+      return t(`hist.axis.${id}.title`);
+    },
+  };
+}
 
 /** Bucket counts offered for the common edges. */
 export const BIN_CHOICES = Object.freeze([30, 60, 120]);
@@ -116,60 +123,57 @@ export const MAX_BINS = 1000;
 
 /** Renderings of the pair at one position. */
 export const MODES = Object.freeze([
-  { id: "all", label: "All" },
-  { id: "side", label: "Side by side" },
-  { id: "overlay", label: "Overlay" },
-  { id: "diff", label: "Difference" },
+  mode("all"),
+  mode("side"),
+  mode("overlay"),
+  mode("diff"),
 ]);
+
+/**
+ * @param {string} id
+ * @returns {{id: string, label: string}}
+ */
+function mode(id) {
+  return {
+    id,
+    get label() {
+      return t(`hist.mode.${id}`);
+    },
+  };
+}
 
 /**
  * The distances, in table order, with a one-line explanation each.
  * @type {readonly {key: DistanceKey, label: string, short: string, signed: boolean, help: string}[]}
  */
 export const DISTANCES = Object.freeze([
-  {
-    key: "wasserstein",
-    label: "Wasserstein-1",
-    short: "W₁",
-    signed: false,
-    help:
-      "Earth mover's distance: how far, on average, A's values must move to " +
-      "become B, in value units. Exact from both original histograms; " +
-      "does not depend on the bins.",
-  },
-  {
-    key: "jensenShannon",
-    label: "Jensen–Shannon",
-    short: "JS",
-    signed: false,
-    help:
-      "Jensen–Shannon divergence (base 2) of the bucket shares on the common " +
-      "edges: 0 = identical, 1 = no overlap. Depends on the bins.",
-  },
-  {
-    key: "ks",
-    label: "Kolmogorov–Smirnov",
-    short: "KS",
-    signed: false,
-    help:
-      "Largest gap between the two cumulative distributions, 0 to 1. Exact; " +
-      "does not depend on the bins.",
-  },
-  {
-    key: "meanDelta",
-    label: "Mean Δ",
-    short: "Δμ",
-    signed: true,
-    help: "mean(A) − mean(B), from the original buckets.",
-  },
-  {
-    key: "stdDelta",
-    label: "Std Δ",
-    short: "Δσ",
-    signed: true,
-    help: "std(A) − std(B), from the original buckets.",
-  },
+  distance("wasserstein", "W₁", false),
+  distance("jensenShannon", "JS", false),
+  distance("ks", "KS", false),
+  distance("meanDelta", "Δμ", true),
+  distance("stdDelta", "Δσ", true),
 ]);
+
+/**
+ * A distance whose label and help follow the language.
+ * @param {DistanceKey} key
+ * @param {string} short
+ * @param {boolean} signed
+ * @returns {{key: DistanceKey, label: string, short: string, signed: boolean, help: string}}
+ */
+function distance(key, short, signed) {
+  return {
+    key,
+    short,
+    signed,
+    get label() {
+      return t(`hist.distance.${key}`);
+    },
+    get help() {
+      return t(`hist.distance.${key}.help`);
+    },
+  };
+}
 
 /** Splits a tag into name tokens, as the server's pairing does. */
 const TOKEN_SPLIT = /[/.:]+/;

@@ -3,7 +3,9 @@
 
 import { createHistChart } from "../../components/histchart.js";
 import { h, setChildren } from "../../dom.js";
-import { formatInt, formatValue } from "../../format.js";
+import { formatValue } from "../../format.js";
+import { t } from "../../i18n.js";
+import { formatInteger as formatInt } from "../../intl.js";
 
 /** @typedef {import("./model.js").DiffPayload} DiffPayload */
 /** @typedef {import("../../components/histchart.js").HistChart} HistChart */
@@ -106,7 +108,9 @@ export class PairCharts {
    */
   _options(id, { diff, colors }) {
     const formatY = diff.normalized ? formatShare : formatValue;
-    const yLabel = diff.normalized ? "share of total" : "count";
+    const yLabel = diff.normalized
+      ? t("hist.chart.shareOfTotal")
+      : t("hist.chart.count");
     const peak = Math.max(0, ...diff.countsA, ...diff.countsB);
     /** @type {[number, number]} */
     const shared = [0, peak > 0 ? peak * (1 + HEADROOM) : 1];
@@ -132,7 +136,10 @@ export class PairCharts {
           id.toUpperCase(),
           colors[id],
           side.run,
-          `${side.tag} · step ${formatInt(side.step)}`,
+          t("hist.chart.tagAtStep", {
+            tag: side.tag,
+            step: formatInt(side.step),
+          }),
         ),
         yLabel,
         yRange: shared,
@@ -150,7 +157,7 @@ export class PairCharts {
     if (id === "overlay") {
       return {
         ...base,
-        title: legendTitle("Overlay", [
+        title: legendTitle(t("hist.mode.overlay"), [
           ["A", colors.a, diff.a.run],
           ["B", colors.b, diff.b.run],
         ]),
@@ -178,24 +185,26 @@ export class PairCharts {
     const half = reach > 0 ? reach * (1 + HEADROOM) : 1;
     return {
       ...base,
-      title: legendTitle("Difference A − B", [
-        ["A more", colors.a, null],
-        ["B more", colors.b, null],
+      title: legendTitle(t("hist.chart.difference"), [
+        [t("hist.chart.aMore"), colors.a, null],
+        [t("hist.chart.bMore"), colors.b, null],
       ]),
-      yLabel: diff.normalized ? "Δ share" : "Δ count",
+      yLabel: diff.normalized
+        ? t("hist.chart.deltaShare")
+        : t("hist.chart.deltaCount"),
       yRange: [-half, half],
       zeroLine: true,
       formatY: (v) => formatSigned(v, formatY),
       series: [
         {
           key: "moreA",
-          label: "A more",
+          label: t("hist.chart.aMore"),
           color: colors.a,
           values: diff.diff.map((v) => (v > 0 ? v : null)),
         },
         {
           key: "moreB",
-          label: "B more",
+          label: t("hist.chart.bMore"),
           color: colors.b,
           values: diff.diff.map((v) => (v < 0 ? v : null)),
         },
@@ -206,19 +215,28 @@ export class PairCharts {
   /** @param {DiffPayload} diff */
   _renderCaption(diff) {
     const buckets = diff.edges.length - 1;
-    const totals = `A ${formatInt(diff.totalA)} values · B ${formatInt(diff.totalB)} values`;
+    const totals = t("hist.chart.totals", {
+      a: formatInt(diff.totalA),
+      b: formatInt(diff.totalB),
+    });
     setChildren(
       this._caption,
       h("span", {
         className: `tbmf-hist-pill${diff.normalized ? " is-warn" : ""}`,
         dataset: { normalized: String(diff.normalized) },
-        text: diff.normalized ? "Shares of each total" : "Counts",
+        text: diff.normalized
+          ? t("hist.chart.shares")
+          : t("hist.chart.counts"),
         title: diff.normalized
-          ? "The totals differ, so each side is shown as fractions of its own total (each sums to 1)."
-          : "Both totals are equal: raw counts, rebinned.",
+          ? t("hist.chart.shares.title")
+          : t("hist.chart.counts.title"),
       }),
       h("span", {
-        text: `${formatInt(buckets)} common buckets, ${formatValue(diff.edges[0])} to ${formatValue(diff.edges[buckets])}`,
+        text: t("hist.chart.buckets", {
+          n: formatInt(buckets),
+          from: formatValue(diff.edges[0]),
+          to: formatValue(diff.edges[buckets]),
+        }),
       }),
       h("span", {
         className: "tbmf-muted",

@@ -4,7 +4,9 @@
 
 import { frameworkColor, frameworkLabel } from "../../colors.js";
 import { h, setChildren } from "../../dom.js";
-import { formatInt, formatValue } from "../../format.js";
+import { formatValue } from "../../format.js";
+import { serverText, t } from "../../i18n.js";
+import { formatInteger as formatInt } from "../../intl.js";
 import { isGradientTag } from "./model.js";
 
 /** @typedef {import("../../model.js").RunInfo} RunInfo */
@@ -43,8 +45,8 @@ export class PairPicker {
       "button",
       {
         className: "tbmf-icon-button tbmf-hist-swap",
-        title: "Swap A and B",
-        attrs: { type: "button", "aria-label": "Swap A and B" },
+        title: t("hist.pair.swap"),
+        attrs: { type: "button", "aria-label": t("hist.pair.swap") },
         dataset: { role: "swap" },
         on: { click: () => this._swapSides() },
       },
@@ -81,7 +83,7 @@ export class PairPicker {
         h(
           "div",
           { className: "tbmf-hist-suggest__head" },
-          h("h3", { className: "tbmf-hist-heading", text: "Suggested pairs" }),
+          h("h3", { className: "tbmf-hist-heading", text: t("hist.pair.suggested") }),
           this._suggestNote,
         ),
         this._list,
@@ -114,7 +116,7 @@ export class PairPicker {
         this._list,
         h("li", {
           className: "tbmf-hist-suggest__message tbmf-hist-error",
-          text: `Cannot suggest pairs: ${model.pairsError}`,
+          text: t("hist.pair.suggestError", { error: model.pairsError }),
         }),
       );
       return;
@@ -127,31 +129,28 @@ export class PairPicker {
           this._list,
           h("li", {
             className: "tbmf-hist-suggest__message",
-            text: "Matching layers…",
+            text: t("hist.pair.matching"),
           }),
         );
       }
       return;
     }
     this._list.classList.remove("is-loading");
-    this._suggestNote.textContent =
-      "matched by element count, role, layer order and name";
+    this._suggestNote.textContent = t("hist.pair.matchedBy");
     if (pairs.pairs.length === 0) {
       setChildren(
         this._list,
         h("li", {
           className: "tbmf-hist-suggest__message",
-          text:
-            "No layer of A matches one of B well enough. Pick the tags by " +
-            "hand above.",
+          text: t("hist.pair.noMatch"),
         }),
       );
       return;
     }
     /** @type {Map<string, number | null>} */
     const counts = new Map();
-    for (const t of pairs.tagsA) counts.set(`a:${t.tag}`, t.elementCount);
-    for (const t of pairs.tagsB) counts.set(`b:${t.tag}`, t.elementCount);
+    for (const info of pairs.tagsA) counts.set(`a:${info.tag}`, info.elementCount);
+    for (const info of pairs.tagsB) counts.set(`b:${info.tag}`, info.elementCount);
     const currentIndex = pairs.pairs.findIndex(
       (p) => p.tagA === model.tagA && p.tagB === model.tagB,
     );
@@ -166,8 +165,8 @@ export class PairPicker {
     if (pairs.pairs.length > MAX_SUGGESTIONS_SHOWN) {
       this._more.hidden = false;
       this._more.textContent = this._showAll
-        ? "Show fewer"
-        : `Show all ${pairs.pairs.length}`;
+        ? t("hist.pair.showFewer")
+        : t("hist.pair.showAll", { n: pairs.pairs.length });
     }
     setChildren(
       this._list,
@@ -177,8 +176,10 @@ export class PairPicker {
         const countB = counts.get(`b:${pair.tagB}`);
         const elements =
           countA != null && countA === countB
-            ? `${formatInt(countA)} elements`
-            : `${formatInt(countA)} / ${formatInt(countB)} elements`;
+            ? t("hist.pair.elements", { n: formatInt(countA) })
+            : t("hist.pair.elements", {
+                n: `${formatInt(countA)} / ${formatInt(countB)}`,
+              });
         return h(
           "li",
           {},
@@ -186,7 +187,7 @@ export class PairPicker {
             "button",
             {
               className: `tbmf-hist-suggest__item${current ? " is-current" : ""}`,
-              title: current ? "The pair shown" : "Compare this pair",
+              title: current ? t("hist.pair.shown") : t("hist.pair.compare"),
               attrs: { type: "button", "aria-pressed": String(current) },
               dataset: { tagA: pair.tagA, tagB: pair.tagB },
               on: {
@@ -207,14 +208,18 @@ export class PairPicker {
               h("span", { text: elements }),
               h("span", {
                 className: "tbmf-hist-score",
-                title: "Match score, 0 to 1",
-                text: `score ${formatValue(pair.score)}`,
+                title: t("hist.pair.score.title"),
+                text: t("hist.pair.score", { score: formatValue(pair.score) }),
                 style: { "--score": String(pair.score) },
               }),
             ),
             h("span", {
               className: "tbmf-hist-suggest__reasons",
-              text: pair.reasons.join(" · "),
+              text: pair.reasons
+                .map((english, i) =>
+                  serverText(pair.reasonMessages?.[i], english),
+                )
+                .join(" · "),
             }),
           ),
         );
@@ -250,7 +255,7 @@ class Side {
     });
     this._runSelect = h("select", {
       className: "tbmf-select tbmf-hist-side__run",
-      attrs: { "aria-label": `Run ${upper}` },
+      attrs: { "aria-label": t("hist.side.run", { side: upper }) },
       dataset: { role: `run-${side}` },
       on: {
         change: () =>
@@ -264,7 +269,7 @@ class Side {
     this._badge = h("span", { className: "tbmf-badge" });
     this._tagSelect = h("select", {
       className: "tbmf-select tbmf-hist-side__tag",
-      attrs: { "aria-label": `Tag ${upper}` },
+      attrs: { "aria-label": t("hist.side.tag", { side: upper }) },
       dataset: { role: `tag-${side}` },
       on: {
         change: () => onChange({ [`tag${upper}`]: this._tagSelect.value }),
@@ -282,14 +287,14 @@ class Side {
         h(
           "label",
           { className: "tbmf-hist-field" },
-          h("span", { className: "tbmf-hist-field__label", text: "Run" }),
+          h("span", { className: "tbmf-hist-field__label", text: t("hist.field.run") }),
           this._runSelect,
           this._badge,
         ),
         h(
           "label",
           { className: "tbmf-hist-field" },
-          h("span", { className: "tbmf-hist-field__label", text: "Tag" }),
+          h("span", { className: "tbmf-hist-field__label", text: t("hist.field.tag") }),
           this._tagSelect,
           this._kind,
           this._count,
@@ -330,30 +335,32 @@ class Side {
       this._badge.textContent = frameworkLabel(info.framework);
       this._badge.dataset.framework = info.framework;
       this._badge.style.setProperty("--badge", frameworkColor(info.framework));
-      this._badge.title = info.writer ? `written by ${info.writer}` : "";
+      this._badge.title = info.writer
+        ? t("hist.side.writtenBy", { writer: info.writer })
+        : "";
     }
 
     // Element counts come with the suggestions; until then, names only.
     /** @type {TagInfo[]} */
     const list =
       tags ??
-      (info?.histogramTags ?? []).map((t, order) => ({
-        tag: t,
+      (info?.histogramTags ?? []).map((name, order) => ({
+        tag: name,
         elementCount: null,
         order,
       }));
     const tagSignature = JSON.stringify([run, list]);
     if (tagSignature !== this._tagSignature) {
       this._tagSignature = tagSignature;
-      const values = list.filter((t) => !isGradientTag(t.tag));
-      const grads = list.filter((t) => isGradientTag(t.tag));
-      const option = (/** @type {TagInfo} */ t) =>
+      const values = list.filter((entry) => !isGradientTag(entry.tag));
+      const grads = list.filter((entry) => isGradientTag(entry.tag));
+      const option = (/** @type {TagInfo} */ entry) =>
         h("option", {
           text:
-            t.elementCount != null
-              ? `${t.tag}  (${formatInt(t.elementCount)})`
-              : t.tag,
-          attrs: { value: t.tag },
+            entry.elementCount != null
+              ? `${entry.tag}  (${formatInt(entry.elementCount)})`
+              : entry.tag,
+          attrs: { value: entry.tag },
         });
       setChildren(
         this._tagSelect,
@@ -361,12 +368,12 @@ class Side {
           ? [
               h(
                 "optgroup",
-                { attrs: { label: "Weights and other values" } },
+                { attrs: { label: t("hist.tags.values") } },
                 values.map(option),
               ),
               h(
                 "optgroup",
-                { attrs: { label: "Gradients" } },
+                { attrs: { label: t("hist.tags.gradients") } },
                 grads.map(option),
               ),
             ]
@@ -376,14 +383,14 @@ class Side {
     this._tagSelect.value = tag;
     const grad = tag !== "" && isGradientTag(tag);
     this._kind.hidden = tag === "";
-    this._kind.textContent = grad ? "gradient" : "values";
+    this._kind.textContent = grad ? t("hist.kind.gradient") : t("hist.kind.values");
     this._kind.classList.toggle("is-gradient", grad);
     this._kind.title = grad
-      ? "This tag holds gradients"
-      : "This tag holds parameter (or activation) values";
-    const count = list.find((t) => t.tag === tag)?.elementCount;
+      ? t("hist.kind.gradient.title")
+      : t("hist.kind.values.title");
+    const count = list.find((entry) => entry.tag === tag)?.elementCount;
     this._count.textContent =
-      count != null ? `${formatInt(count)} elements` : "";
+      count != null ? t("hist.pair.elements", { n: formatInt(count) }) : "";
   }
 }
 
@@ -398,7 +405,7 @@ function tagText(tag, color) {
     { className: "tbmf-hist-tag", style: { "--run": color } },
     h("span", { className: "tbmf-hist-tag__name", text: tag }),
     isGradientTag(tag)
-      ? h("span", { className: "tbmf-hist-kind is-gradient", text: "grad" })
+      ? h("span", { className: "tbmf-hist-kind is-gradient", text: t("hist.kind.grad") })
       : null,
   );
 }

@@ -5,6 +5,7 @@
 
 import { createRidgeChart } from "../../components/ridgechart.js";
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { chartTitle } from "./pair_charts.js";
 
 /**
@@ -31,7 +32,7 @@ export class RidgePanel {
         { className: "tbmf-hist-context__head" },
         h("h3", {
           className: "tbmf-hist-heading",
-          text: "Histograms over training",
+          text: t("hist.ridges.title"),
         }),
         this._note,
       ),
@@ -77,7 +78,9 @@ export class RidgePanel {
       const run = runs[side];
       const tag = tags[side];
       if (payload?.excluded) {
-        notes.push(`${run} is placed by step (${payload.excluded})`);
+        notes.push(
+          t("hist.ridges.byStep", { run, reason: payload.excluded }),
+        );
       }
       const entries = payload?.steps ?? [];
       const highlight = entries.findIndex(
@@ -92,10 +95,10 @@ export class RidgePanel {
         highlight: highlight >= 0 ? highlight : null,
         height: RIDGE_HEIGHT,
         emptyText: slot.error
-          ? `Cannot load: ${slot.error}`
+          ? t("hist.ridges.loadError", { error: slot.error })
           : slot.loading
-            ? "Loading…"
-            : "No histograms",
+            ? t("common.loading")
+            : t("hist.ridges.none"),
         onPick,
       };
       const chart = this._charts[side];
@@ -111,7 +114,7 @@ export class RidgePanel {
       }
     }
     this._note.textContent = [
-      "each logged histogram as a line, newest in front; the one compared is highlighted",
+      t("hist.ridges.note"),
       ...notes,
     ].join(" · ");
   }

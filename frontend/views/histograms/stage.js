@@ -7,6 +7,7 @@
 
 import { h, setChildren } from "../../dom.js";
 import { formatValue } from "../../format.js";
+import { t } from "../../i18n.js";
 import { hasEpochAxis } from "./choices.js";
 import { PairCharts } from "./pair_charts.js";
 
@@ -58,12 +59,12 @@ export class Stage {
     let kind = "";
     const error = distances.error ?? slot.error;
     if (error && !problem) {
-      message = `Cannot compare the histograms: ${error}`;
+      message = t("hist.stage.error", { error });
       kind = "error";
     } else if (problem || (distances.shown && positionCount === 0)) {
-      message = "Nothing to compare on this axis.";
+      message = t("hist.stage.nothing");
     } else if (!usable) {
-      message = "Loading histograms…";
+      message = t("hist.stage.loading");
       kind = "loading";
     }
     this._message.hidden = message === "" || (usable && !error);
@@ -122,9 +123,9 @@ export class AxisNotice {
     if (problem) {
       kind = "warning";
       content = [
-        `Not on the epoch axis: ${problem}.`,
-        switchTo("progress", "Use progress"),
-        switchTo("step", "Use step"),
+        t("hist.notice.notOnEpoch", { problem }),
+        switchTo("progress", t("hist.notice.use.progress")),
+        switchTo("step", t("hist.notice.use.step")),
       ];
     } else if (
       distances.shown &&
@@ -135,14 +136,19 @@ export class AxisNotice {
       const rangeA = loggedRange(ridgeA);
       const rangeB = loggedRange(ridgeB);
       content = [
-        `A and B have no histograms at common positions on the ${axis} axis` +
-          (rangeA && rangeB
-            ? ` (A has them at ${axis} ${rangeA}, B at ${rangeB}).`
-            : "."),
+        rangeA && rangeB
+          ? t("hist.notice.noCommonRanges", {
+              axis: t(`axis.${axis}`),
+              a: rangeA,
+              b: rangeB,
+            })
+          : t("hist.notice.noCommon", { axis: t(`axis.${axis}`) }),
         axis !== "epoch" && hasEpochAxis(infoA) && hasEpochAxis(infoB)
-          ? switchTo("epoch", "Use epoch")
+          ? switchTo("epoch", t("hist.notice.use.epoch"))
           : null,
-        axis !== "progress" ? switchTo("progress", "Use progress") : null,
+        axis !== "progress"
+          ? switchTo("progress", t("hist.notice.use.progress"))
+          : null,
       ].filter((c) => c !== null);
     }
     this.element.hidden = content.length === 0;

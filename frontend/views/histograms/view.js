@@ -13,6 +13,7 @@
 // notice), distances.js and ridges.js; choices.js holds the defaults.
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { fetchJson } from "../../model.js";
 import { KEYS as SHELL_KEYS } from "../../state.js";
 import {
@@ -85,7 +86,7 @@ export class HistogramsView {
     this._panel = h(
       "section",
       { className: "tbmf-hist-card tbmf-hist-panel" },
-      h("h3", { className: "tbmf-hist-heading", text: "Distances A ↔ B" }),
+      h("h3", { className: "tbmf-hist-heading", text: t("hist.distances.title") }),
       this._table.element,
     );
     this._trend = new DistanceTrend(this._panel, (index) =>
@@ -221,12 +222,12 @@ export class HistogramsView {
   _reconcile() {
     const { catalog, state } = this._ctx;
     if (catalog.pending) {
-      this._showEmpty("Loading runs…", "loading");
+      this._showEmpty(t("shell.loadingRuns"), "loading");
       return;
     }
     if (catalog.error && !catalog.payload) {
       this._showEmpty(
-        `Cannot load the runs: ${catalog.error.message}`,
+        t("shell.loadError", { error: catalog.error.message }),
         "error",
       );
       return;
@@ -235,10 +236,8 @@ export class HistogramsView {
     if (runs.length === 0) {
       this._showEmpty(
         catalog.payload?.loading
-          ? "TensorBoard is reading the logdir…"
-          : "No run has histograms yet. Log some with SummaryWriter." +
-              "add_histogram (PyTorch), tf.summary.histogram or Keras' " +
-              "TensorBoard(histogram_freq=1), or VisualDL's add_histogram.",
+          ? t("hist.empty.reading")
+          : t("hist.empty.none"),
         catalog.payload?.loading ? "loading" : "empty",
       );
       return;

@@ -3,6 +3,8 @@
 // edit for the logged layout; Duplicate, Export, Delete) and in its editor
 // (Export, Delete, Close). What they do is the Layouts view's, handed in.
 
+import { t } from "../../i18n.js";
+
 /** @typedef {import("./dashboard_header.js").DashboardAction} DashboardAction */
 
 /**
@@ -21,10 +23,10 @@ export function dashboardActions(imported, locked, on) {
   if (imported) {
     actions.push({
       id: "duplicate",
-      label: "Duplicate to edit",
+      label: t("layouts.action.duplicateToEdit"),
       icon: "copy",
       primary: true,
-      title: "Save a copy of this layout as your own and edit it",
+      title: t("layouts.action.duplicateToEdit.title"),
       disabled: locked,
       run: on.duplicate,
     });
@@ -32,18 +34,18 @@ export function dashboardActions(imported, locked, on) {
     actions.push(
       {
         id: "edit",
-        label: "Edit",
+        label: t("layouts.action.edit"),
         icon: "edit",
         primary: true,
-        title: "Edit this layout",
+        title: t("layouts.action.edit.title"),
         disabled: locked,
         run: on.edit,
       },
       {
         id: "duplicate",
-        label: "Duplicate",
+        label: t("layouts.action.duplicate"),
         icon: "copy",
-        title: "Save a copy under a new name and edit it",
+        title: t("layouts.action.duplicate.title"),
         disabled: locked,
         run: on.duplicate,
       },
@@ -51,9 +53,9 @@ export function dashboardActions(imported, locked, on) {
   }
   actions.push({
     id: "export",
-    label: "Export",
+    label: t("layouts.action.export"),
     icon: "download",
-    title: "Download this layout as a .json file",
+    title: t("layouts.action.export.title"),
     run: on.exportLayout,
   });
   if (!imported) actions.push(deleteAction(locked, on.remove));
@@ -73,22 +75,22 @@ export function editorActions(saved, on) {
   const actions = [
     {
       id: "export",
-      label: "Export",
+      label: t("layouts.action.export"),
       icon: "download",
-      title: "Download the layout as it is in the editor, as .json",
+      title: t("layouts.action.exportDraft.title"),
       run: on.exportDraft,
     },
   ];
   // Always there: a new layout can be deleted as soon as it is saved
   // (the view's _saved enables it), without reopening the editor.
   actions.push(
-    deleteAction(saved ? undefined : "Save the layout first", on.remove),
+    deleteAction(saved ? undefined : t("layouts.action.saveFirst"), on.remove),
   );
   actions.push({
     id: "close",
-    label: "Close",
+    label: t("layouts.action.close"),
     icon: "close",
-    title: "Leave the editor",
+    title: t("layouts.action.close.title"),
     run: on.close,
   });
   return actions;
@@ -102,10 +104,10 @@ export function editorActions(saved, on) {
 function deleteAction(disabled, run) {
   return {
     id: "delete",
-    label: "Delete",
+    label: t("layouts.action.delete"),
     icon: "delete",
     danger: true,
-    title: "Delete this layout",
+    title: t("layouts.action.delete.title"),
     disabled,
     run,
   };

@@ -19,6 +19,7 @@
 //   are read at the value's x without resampling error.
 
 import { clampPoints, ComparisonChart, MAX_POINTS } from "../compare/panel.js";
+import { t } from "../../i18n.js";
 import { pairId } from "./api.js";
 
 /**
@@ -80,7 +81,7 @@ export class LayoutChartPanel extends ComparisonChart {
     this._plan = planRequests(options);
     options.showExport = this._params() !== null;
     if (this._plan.length === 0) {
-      return { message: options.emptyText ?? "Nothing matches this chart." };
+      return { message: options.emptyText ?? t("layouts.chart.nothing") };
     }
     return { requests: this._plan.map((r) => r.params) };
   }

@@ -8,7 +8,7 @@
 import { runColor } from "../../colors.js";
 import { runsOnScreen } from "../../filter.js";
 import { h, setChildren } from "../../dom.js";
-import { plural } from "../../format.js";
+import { t } from "../../i18n.js";
 import { LatestRequest } from "../../model.js";
 import { axisInfo } from "../compare/axes.js";
 import { previewLayout } from "./api.js";
@@ -140,7 +140,7 @@ export class Dashboard {
     }
     this._notice.hidden = this._previewError === null;
     this._notice.textContent = this._previewError
-      ? `Cannot match this layout's charts: ${this._previewError}`
+      ? t("layouts.dash.previewError", { error: this._previewError })
       : "";
     this._renderToolbar();
     this._renderCharts();
@@ -174,8 +174,8 @@ export class Dashboard {
         h("div", {
           className: "tbmf-lay-empty",
           text: this.imported
-            ? "The runs logged no charts."
-            : "This layout has no categories yet. Edit it to add charts.",
+            ? t("layouts.dash.noLoggedCharts")
+            : t("layouts.dash.noCategories"),
         }),
       );
       return;
@@ -200,7 +200,7 @@ export class Dashboard {
           grid.append(
             h("div", {
               className: "tbmf-lay-empty",
-              text: "No charts in this category.",
+              text: t("layouts.dash.noChartsInCategory"),
             }),
           );
         }
@@ -224,17 +224,17 @@ export class Dashboard {
             }),
             h("h3", {
               className: "tbmf-lay-cat__title",
-              text: category.title || "(untitled category)",
+              text: category.title || t("layouts.untitledCategory"),
             }),
             h("span", {
               className: "tbmf-lay-cat__count",
-              text: plural(category.charts.length, "chart"),
+              text: t("layouts.count.charts", { n: category.charts.length }),
             }),
             sources.length
               ? h(
                   "span",
                   { className: "tbmf-lay-cat__sources" },
-                  h("span", { text: "logged in" }),
+                  h("span", { text: t("layouts.dash.loggedIn") }),
                   sources.map((run) =>
                     h(
                       "span",
@@ -308,7 +308,7 @@ export class Dashboard {
           .filter((m) => selected.has(m.run))
           .map((m) => ({
             run: m.run,
-            reason: `lacks ${m.tags.join(", ")}`,
+            reason: t("layouts.dash.lacks", { tags: m.tags.join(", ") }),
           }));
         /** @type {import("./chart_adapter.js").LayoutChartOptions} */
         const options = {
@@ -317,7 +317,7 @@ export class Dashboard {
           pairs,
           missing,
           metricIndex: this.metricIndex ?? null,
-          title: chart.title || "(untitled chart)",
+          title: chart.title || t("layouts.untitledChart"),
           subtitle: chartSubtitle(chart, preview, pairs.length, this.imported),
           x: axisInfo(this.settings.axis ?? chart.x).id,
           smoothing: margin ? 0 : (this.settings.smoothing ?? chart.smoothing),
@@ -349,18 +349,18 @@ export class Dashboard {
  */
 function chartSubtitle(chart, preview, drawn, imported) {
   const parts = [];
-  if (chart.kind === "margin") parts.push("margin");
-  else if (chart.metrics.length) parts.push("by metric");
+  if (chart.kind === "margin") parts.push(t("layouts.dash.margin"));
+  else if (chart.metrics.length) parts.push(t("layouts.dash.byMetric"));
   const total = preview?.totalMatches ?? 0;
   if (preview) {
     parts.push(
       drawn === total
-        ? plural(drawn, "series", "series")
-        : `${drawn} of ${plural(total, "series", "series")} (selected runs)`,
+        ? t("layouts.dash.series", { n: drawn })
+        : t("layouts.dash.seriesOf", { n: drawn, total }),
     );
   }
   if (imported && chart.source?.length) {
-    parts.push(`from ${chart.source.join(", ")}`);
+    parts.push(t("layouts.list.from", { sources: chart.source.join(", ") }));
   }
   return parts.join(" · ");
 }
@@ -373,18 +373,22 @@ function chartSubtitle(chart, preview, drawn, imported) {
  * @returns {string}
  */
 function emptyText(preview, matched, chart) {
-  if (!preview) return "Matching…";
-  if (preview.skipped) return `Not matched: ${preview.skipped}`;
+  if (!preview) return t("layouts.dash.matching");
+  if (preview.skipped) {
+    return t("layouts.dash.notMatched", { reason: preview.skipped });
+  }
   if (preview.regexErrors.length) {
-    return `A regex of this chart is invalid: ${preview.regexErrors[0].message}`;
+    return t("layouts.dash.regexInvalid", {
+      error: preview.regexErrors[0].message,
+    });
   }
   if (matched > 0) {
-    return `None of the ${plural(matched, "matching series", "matching series")} is in a selected run.`;
+    return t("layouts.dash.noneSelected", { n: matched });
   }
   if (chart.kind === "margin") {
-    return "No run logged all three tags of a margin series.";
+    return t("layouts.dash.noMarginRun");
   }
   return chart.metrics.length
-    ? "No metric name matches this chart's regexes."
-    : "No tag matches this chart's regexes.";
+    ? t("layouts.dash.noMetricMatches")
+    : t("layouts.dash.noTagMatches");
 }

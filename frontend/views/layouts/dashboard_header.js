@@ -5,7 +5,7 @@
 // action buttons.
 
 import { h } from "../../dom.js";
-import { plural } from "../../format.js";
+import { t } from "../../i18n.js";
 import { icon } from "./icons.js";
 import { chartCount } from "./schema.js";
 
@@ -48,21 +48,21 @@ export function dashboardHeader(layout, imported, actions) {
               "span",
               {
                 className: "tbmf-lay-badge",
-                title:
-                  "Logged into the runs with add_custom_scalars or a " +
-                  "custom_scalar summary; duplicate it to edit a copy",
+                title: t("layouts.readOnly.title"),
               },
               icon("lock", { size: 13 }),
-              "Read-only",
+              t("layouts.readOnly"),
             )
           : null,
       ),
       h("div", {
         className: "tbmf-lay-head__meta",
         text: [
-          plural(layout.categories.length, "category", "categories"),
-          plural(chartCount(layout), "chart"),
-          imported && sources.length ? `logged in ${sources.join(", ")}` : "",
+          t("layouts.count.categories", { n: layout.categories.length }),
+          t("layouts.count.charts", { n: chartCount(layout) }),
+          imported && sources.length
+            ? t("layouts.head.loggedIn", { sources: sources.join(", ") })
+            : "",
         ]
           .filter(Boolean)
           .join(" · "),
@@ -91,7 +91,7 @@ export function layoutWarnings(layout) {
       {},
       icon("warning", { size: 16 }),
       h("span", {
-        text: `${plural(warnings.length, "problem")} reading the logged layouts`,
+        text: t("layouts.head.problems", { n: warnings.length }),
       }),
     ),
     h(

@@ -5,6 +5,7 @@
 // changes.
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { AXES } from "../compare/axes.js";
 import { setBaselineOptions } from "../compare/baselineselect.js";
 import { icon } from "./icons.js";
@@ -29,13 +30,23 @@ export class DashboardToolbar {
   constructor({ onSettings, onFold }) {
     /** @type {HTMLButtonElement[]} */
     this._axisButtons = [
-      { id: "", label: "per chart", help: "Each chart's own x axis" },
-      ...AXES.map((a) => ({ id: a.id, label: a.label, help: a.help })),
+      {
+        id: "",
+        label: t("layouts.toolbar.perChart"),
+        help: t("layouts.toolbar.perChart.title"),
+      },
+      ...AXES.map((a) => ({
+        id: a.id,
+        label: t(`axis.${a.id}`),
+        help: t(`axis.${a.id}.help`),
+      })),
     ].map((axis) =>
       h("button", {
         className: "tbmf-cmp-seg__item",
         text: axis.label,
-        title: axis.id ? `Every chart on: ${axis.help}` : axis.help,
+        title: axis.id
+          ? t("layouts.toolbar.everyChartOn", { help: axis.help })
+          : axis.help,
         attrs: { type: "button", "aria-pressed": "false" },
         dataset: { axis: axis.id || "chart" },
         on: { click: () => onSettings({ axis: axis.id || null }) },
@@ -45,8 +56,8 @@ export class DashboardToolbar {
       "select",
       {
         className: "tbmf-cmp-select",
-        title: "One smoothing weight for every chart, or each chart's own",
-        attrs: { "aria-label": "Smoothing" },
+        title: t("layouts.toolbar.smoothing.title"),
+        attrs: { "aria-label": t("layouts.toolbar.smoothing") },
         dataset: { control: "layout-smoothing" },
         on: {
           change: () =>
@@ -58,18 +69,21 @@ export class DashboardToolbar {
             }),
         },
       },
-      h("option", { text: "per chart", attrs: { value: "" } }),
+      h("option", {
+        text: t("layouts.toolbar.perChart"),
+        attrs: { value: "" },
+      }),
       SMOOTHING_CHOICES.map((w) =>
         h("option", {
-          text: w === 0 ? "0 (off)" : String(w),
+          text: w === 0 ? t("layouts.toolbar.smoothingOff") : String(w),
           attrs: { value: String(w) },
         }),
       ),
     );
     this._baseline = h("select", {
       className: "tbmf-cmp-select tbmf-cmp-select--wide",
-      title: "Add each chart's difference from this run",
-      attrs: { "aria-label": "Baseline run" },
+      title: t("layouts.toolbar.baseline.title"),
+      attrs: { "aria-label": t("layouts.toolbar.baselineRun") },
       dataset: { control: "layout-baseline" },
       on: {
         change: () => onSettings({ baseline: this._baseline.value || null }),
@@ -79,18 +93,18 @@ export class DashboardToolbar {
       "div",
       { className: "tbmf-cmp-toolbar tbmf-lay-toolbar" },
       group(
-        "X axis",
+        t("layouts.toolbar.xAxis"),
         h(
           "span",
           {
             className: "tbmf-cmp-seg",
-            attrs: { role: "group", "aria-label": "X axis" },
+            attrs: { role: "group", "aria-label": t("layouts.toolbar.xAxis") },
           },
           this._axisButtons,
         ),
       ),
-      group("Smoothing", this._smoothing),
-      group("Baseline", this._baseline),
+      group(t("layouts.toolbar.smoothing"), this._smoothing),
+      group(t("layouts.toolbar.baseline"), this._baseline),
       h(
         "div",
         { className: "tbmf-lay-toolbar__end" },
@@ -98,25 +112,25 @@ export class DashboardToolbar {
           "button",
           {
             className: "tbmf-button tbmf-button--text",
-            title: "Open every category",
+            title: t("layouts.toolbar.expandAll.title"),
             attrs: { type: "button" },
             dataset: { action: "expand-all" },
             on: { click: () => onFold(true) },
           },
           icon("unfold", { size: 16 }),
-          "Expand all",
+          t("layouts.toolbar.expandAll"),
         ),
         h(
           "button",
           {
             className: "tbmf-button tbmf-button--text",
-            title: "Close every category",
+            title: t("layouts.toolbar.collapseAll.title"),
             attrs: { type: "button" },
             dataset: { action: "collapse-all" },
             on: { click: () => onFold(false) },
           },
           icon("fold", { size: 16 }),
-          "Collapse all",
+          t("layouts.toolbar.collapseAll"),
         ),
       ),
     );
@@ -149,8 +163,11 @@ export class DashboardToolbar {
       this._baseline,
       candidates,
       s.baseline,
-      "not selected or in no chart",
+      t("layouts.toolbar.baselineWhyNot"),
     );
+    // The Compare view's "None" (its texts are not in the catalogs yet).
+    const none = this._baseline.querySelector('option[value=""]');
+    if (none) none.textContent = t("layouts.toolbar.baselineNone");
   }
 }
 

@@ -2,6 +2,7 @@
 // follow the theme and a browser test can answer them like a user.
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 
 /**
  * @typedef {Object} DialogButton
@@ -126,7 +127,7 @@ export async function confirmDialog(spec) {
     title: spec.title,
     message: spec.message,
     buttons: [
-      { value: "cancel", label: spec.cancel ?? "Cancel" },
+      { value: "cancel", label: spec.cancel ?? t("common.cancel") },
       {
         value: "ok",
         label: spec.confirm,

@@ -4,6 +4,7 @@
 // differs from the saved layout, so switching to another view (which
 // cannot be refused) or a reload brings it back. One draft a browser tab.
 
+import { t } from "../../i18n.js";
 import { confirmDialog } from "./dialog.js";
 
 /**
@@ -46,12 +47,12 @@ export class DraftGuard {
 
   /** @returns {Promise<boolean>} the user agreed to drop the edits */
   async askDiscard() {
-    const name = this._editor()?.draft.name || "this layout";
+    const name = this._editor()?.draft.name || t("layouts.thisLayout");
     const ok = await confirmDialog({
-      title: "Discard unsaved changes?",
-      message: `Your changes to "${name}" are not saved.`,
-      confirm: "Discard changes",
-      cancel: "Keep editing",
+      title: t("layouts.discard.title"),
+      message: t("layouts.discard.message", { name }),
+      confirm: t("layouts.discard.confirm"),
+      cancel: t("layouts.discard.cancel"),
       danger: true,
     });
     if (ok) this.discard();

@@ -9,7 +9,7 @@
 
 import { describeProblem, emptyDraftProblem } from "./messages.js";
 import { h, setChildren } from "../../dom.js";
-import { plural } from "../../format.js";
+import { t } from "../../i18n.js";
 import { LatestRequest } from "../../model.js";
 import { saveLayout } from "./api.js";
 import { actionButton } from "./dashboard_header.js";
@@ -93,8 +93,8 @@ export class Editor {
         maxlength: MAX_NAME_CHARS,
         spellcheck: "false",
         autocomplete: "off",
-        "aria-label": "Layout name",
-        placeholder: "Layout name",
+        "aria-label": t("layouts.editor.name"),
+        placeholder: t("layouts.editor.name"),
       },
       dataset: { field: "name" },
       on: {
@@ -141,17 +141,17 @@ export class Editor {
     };
     this._saveButton = actionButton({
       id: "save",
-      label: "Save",
+      label: t("layouts.editor.save"),
       icon: "save",
       primary: true,
-      title: "Save this layout (Ctrl+S)",
+      title: t("layouts.editor.save.title"),
       run: () => void this.save(),
     });
     this._saveAsButton = actionButton({
       id: "save-as",
-      label: "Save as…",
+      label: t("layouts.editor.saveAs"),
       icon: "copy",
-      title: "Save a copy under another name and edit the copy",
+      title: t("layouts.editor.saveAs.title"),
       run: () => void this.saveAs(),
     });
     this.element = h(
@@ -180,7 +180,7 @@ export class Editor {
             { className: "tbmf-lay-head__line" },
             h("span", {
               className: "tbmf-lay-editor__mode",
-              text: this.base ? "Editing" : "New layout",
+              text: this.base ? t("layouts.editor.editing") : t("layouts.newLayout"),
             }),
             this._dirty,
           ),
@@ -201,11 +201,11 @@ export class Editor {
             { className: "tbmf-lay-restored", attrs: { role: "status" } },
             icon("info", { size: 16 }),
             h("span", {
-              text: "Your unsaved changes from before were restored.",
+              text: t("layouts.editor.restored"),
             }),
             h("button", {
               className: "tbmf-button tbmf-button--text",
-              text: "Discard them",
+              text: t("layouts.editor.discardRestored"),
               attrs: { type: "button" },
               dataset: { action: "discard-restored" },
               on: { click: (e) => this._discardRestored(e) },
@@ -284,7 +284,9 @@ export class Editor {
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       this._setSaveError(
-        `Not saved: ${describeProblem(message, this.draft).text}`,
+        t("layouts.editor.notSaved", {
+          problem: describeProblem(message, this.draft).text,
+        }),
       );
       return false;
     } finally {
@@ -296,7 +298,7 @@ export class Editor {
     this._name.value = saved.name;
     this._pristine = draftFromLayout(saved);
     const mode = this.element.querySelector(".tbmf-lay-editor__mode");
-    if (mode) mode.textContent = "Editing";
+    if (mode) mode.textContent = t("layouts.editor.editing");
     this._renderDirty();
     this.spec.onSaved(saved, asName !== null ? null : previousName);
     return true;
@@ -306,26 +308,31 @@ export class Editor {
   async saveAs() {
     const taken = new Set(this.spec.takenNames());
     const { value, text } = await showDialog({
-      title: "Save as a new layout",
+      title: t("layouts.saveAs.title"),
       message: this.base
-        ? `"${this.base.name}" stays as it was saved.`
+        ? t("layouts.saveAs.stays", { name: this.base.name })
         : undefined,
       input: {
-        label: "Name",
-        value: uniqueName(`${this.draft.name || "Layout"} (copy)`, taken),
+        label: t("layouts.saveAs.name"),
+        value: uniqueName(
+          t("layouts.copyName", {
+            name: this.draft.name || t("layouts.saveAs.defaultName"),
+          }),
+          taken,
+        ),
         maxLength: MAX_NAME_CHARS,
         validate: (name) =>
           !name.trim()
-            ? "Give the layout a name."
+            ? t("layouts.saveAs.giveName")
             : name !== name.trim()
-              ? "The name must not start or end with a space."
+              ? t("layouts.saveAs.spaces")
               : taken.has(name)
-                ? `A layout named "${name}" exists; pick another name.`
+                ? t("layouts.saveAs.taken", { name })
                 : null,
       },
       buttons: [
-        { value: "cancel", label: "Cancel" },
-        { value: "save", label: "Save copy", kind: "primary" },
+        { value: "cancel", label: t("common.cancel") },
+        { value: "save", label: t("layouts.saveAs.save"), kind: "primary" },
       ],
     });
     if (value !== "save") return;
@@ -387,10 +394,10 @@ export class Editor {
     this.element.dataset.dirty = String(dirty);
     this._dirty.classList.toggle("is-dirty", dirty);
     this._dirty.textContent = dirty
-      ? "Unsaved changes"
+      ? t("layouts.editor.unsaved")
       : this.base
-        ? "All changes saved"
-        : "Not saved yet";
+        ? t("layouts.editor.allSaved")
+        : t("layouts.editor.notSavedYet");
     this._saveButton.disabled = !dirty && this.base !== null;
   }
 
@@ -413,7 +420,10 @@ export class Editor {
     if (outcome.stale) return;
     this.element.classList.remove("is-previewing");
     if (outcome.error) {
-      this._renderStatus(`Cannot preview: ${outcome.error.message}`, "error");
+      this._renderStatus(
+        t("layouts.editor.previewError", { error: outcome.error.message }),
+        "error",
+      );
       return;
     }
     if (structure !== this._structure) {
@@ -441,9 +451,7 @@ export class Editor {
             "div",
             { className: "tbmf-lay-empty tbmf-lay-empty--editor" },
             h("p", {
-              text:
-                "A layout is a list of categories, each a grid of charts. " +
-                "Add a category to start.",
+              text: t("layouts.editor.empty"),
             }),
           )
         : null,
@@ -457,8 +465,8 @@ export class Editor {
           },
           title:
             draft.categories.length >= MAX_CATEGORIES
-              ? `At most ${MAX_CATEGORIES} categories`
-              : "Add a category",
+              ? t("layouts.editor.maxCategories", { n: MAX_CATEGORIES })
+              : t("layouts.editor.addCategory.title"),
           dataset: { action: "add-category" },
           on: {
             click: () => {
@@ -468,7 +476,7 @@ export class Editor {
           },
         },
         icon("add", { size: 16 }),
-        "Add category",
+        t("layouts.editor.addCategory"),
       ),
     );
     if (this._preview) this._applyPreview();
@@ -492,14 +500,18 @@ export class Editor {
     const category = this.draft.categories[ci];
     if (category.charts.length > 0) {
       const { value } = await showDialog({
-        title: "Delete this category?",
-        message: `"${category.title || "(untitled)"}" and its ${plural(
-          category.charts.length,
-          "chart",
-        )} leave the draft (nothing is saved until you save).`,
+        title: t("layouts.deleteCategory.title"),
+        message: t("layouts.deleteCategory.message", {
+          title: category.title || t("layouts.untitled.short"),
+          n: category.charts.length,
+        }),
         buttons: [
-          { value: "cancel", label: "Cancel" },
-          { value: "delete", label: "Delete category", kind: "danger" },
+          { value: "cancel", label: t("common.cancel") },
+          {
+            value: "delete",
+            label: t("layouts.deleteCategory.confirm"),
+            kind: "danger",
+          },
         ],
       });
       if (value !== "delete") return;
@@ -524,11 +536,14 @@ export class Editor {
     const problem = error ? describeProblem(error, this.draft) : null;
     const empty = emptyDraftProblem(this.draft);
     if (problem) {
-      this._renderStatus(`Not ready to save: ${problem.text}`, "warning");
+      this._renderStatus(
+        t("layouts.editor.notReady", { problem: problem.text }),
+        "warning",
+      );
     } else if (empty) {
       this._renderStatus(empty, "warning");
     } else {
-      this._renderStatus("Valid layout: ready to save.", "ok");
+      this._renderStatus(t("layouts.editor.valid"), "ok");
     }
     const nameProblem = problem?.scope === "name";
     this._name.classList.toggle("is-invalid", nameProblem);

@@ -4,6 +4,7 @@
 // the form.
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import {
   addButton,
   segmented,
@@ -63,8 +64,8 @@ export function categoryCard(host, categories, ci) {
   const category = categories[ci];
   const title = textInput({
     value: category.title,
-    label: "Category title",
-    placeholder: "Category title, e.g. Loss",
+    label: t("layouts.ecat.title"),
+    placeholder: t("layouts.ecat.title.placeholder"),
     maxLength: MAX_TITLE_CHARS,
     field: "category-title",
     focus: `category-${ci}`,
@@ -96,27 +97,31 @@ export function categoryCard(host, categories, ci) {
         "label",
         {
           className: "tbmf-lay-check",
-          title: "Show this category closed when the layout opens",
+          title: t("layouts.ecat.collapsed.title"),
         },
         closed,
-        h("span", { text: "Collapsed" }),
+        h("span", { text: t("layouts.ecat.collapsed") }),
       ),
       h(
         "span",
         { className: "tbmf-lay-tools" },
-        toolButton("arrowUp", "Move the category up", "move-up", ci === 0, () =>
-          host.move(categories, ci, -1),
+        toolButton(
+          "arrowUp",
+          t("layouts.ecat.up"),
+          "move-up",
+          ci === 0,
+          () => host.move(categories, ci, -1),
         ),
         toolButton(
           "arrowDown",
-          "Move the category down",
+          t("layouts.ecat.down"),
           "move-down",
           ci === categories.length - 1,
           () => host.move(categories, ci, 1),
         ),
         toolButton(
           "delete",
-          "Delete the category",
+          t("layouts.ecat.delete"),
           "delete-category",
           false,
           () => void host.deleteCategory(ci),
@@ -131,7 +136,7 @@ export function categoryCard(host, categories, ci) {
       ),
     ),
     addButton(
-      "Add chart",
+      t("layouts.ecat.addChart"),
       "add-chart",
       category.charts.length >= MAX_CHARTS_PER_CATEGORY,
       () => {
@@ -180,8 +185,8 @@ export function chartCard(host, charts, ci, hi) {
 
   const title = textInput({
     value: chart.title,
-    label: "Chart title",
-    placeholder: "Chart title",
+    label: t("layouts.echart.title"),
+    placeholder: t("layouts.echart.title"),
     maxLength: MAX_TITLE_CHARS,
     field: "chart-title",
     focus: `chart-${ci}-${hi}`,
@@ -191,17 +196,17 @@ export function chartCard(host, charts, ci, hi) {
     },
   });
   const kind = segmented(
-    "Chart kind",
+    t("layouts.echart.kind"),
     [
       {
         value: "multiline",
-        label: "Multiline",
-        title: "Lines picked by regexes over tags or metric names",
+        label: t("layouts.echart.multiline"),
+        title: t("layouts.echart.multiline.title"),
       },
       {
         value: "margin",
-        label: "Margin",
-        title: "A value line with a band between a lower and an upper tag",
+        label: t("layouts.echart.margin"),
+        title: t("layouts.echart.margin.title"),
       },
     ],
     chart.kind,
@@ -220,17 +225,17 @@ export function chartCard(host, charts, ci, hi) {
       h(
         "span",
         { className: "tbmf-lay-tools" },
-        toolButton("arrowUp", "Move the chart up", "move-up", hi === 0, () =>
+        toolButton("arrowUp", t("layouts.echart.up"), "move-up", hi === 0, () =>
           host.move(charts, hi, -1),
         ),
         toolButton(
           "arrowDown",
-          "Move the chart down",
+          t("layouts.echart.down"),
           "move-down",
           hi === charts.length - 1,
           () => host.move(charts, hi, 1),
         ),
-        toolButton("delete", "Delete the chart", "delete-chart", false, () => {
+        toolButton("delete", t("layouts.echart.delete"), "delete-chart", false, () => {
           charts.splice(hi, 1);
           host.restructure();
         }),

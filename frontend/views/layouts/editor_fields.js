@@ -3,6 +3,7 @@
 // and the display settings (x axis, smoothing, log y).
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { AXES } from "../compare/axes.js";
 import { addButton, segmented, toolButton } from "./editor_controls.js";
 import {
@@ -29,19 +30,17 @@ import {
 export function patternsField(host, chart, ci, hi, refs) {
   const byMetric = chart.mode === "metrics";
   const mode = segmented(
-    "Match",
+    t("layouts.field.match"),
     [
       {
         value: "tags",
-        label: "Raw tags",
-        title: "Regexes over each run's tag names, matched from the start",
+        label: t("layouts.field.rawTags"),
+        title: t("layouts.field.rawTags.title"),
       },
       {
         value: "metrics",
-        label: "Metric names",
-        title:
-          "Regexes over canonical metric names (loss/train, accuracy/val): " +
-          "one regex finds the same metric in every framework",
+        label: t("layouts.field.metricNames"),
+        title: t("layouts.field.metricNames.title"),
       },
     ],
     chart.mode,
@@ -61,7 +60,9 @@ export function patternsField(host, chart, ci, hi, refs) {
         autocomplete: "off",
         list: byMetric ? host.metricListId : host.tagListId,
         placeholder: byMetric ? "loss/.*" : "Loss/.*",
-        "aria-label": `${byMetric ? "Metric" : "Tag"} regex ${k + 1}`,
+        "aria-label": byMetric
+          ? t("layouts.field.metricRegex", { k: k + 1 })
+          : t("layouts.field.tagRegex", { k: k + 1 }),
       },
       dataset: { field: "pattern", focus: `pattern-${ci}-${hi}-${k}` },
       on: {
@@ -85,7 +86,7 @@ export function patternsField(host, chart, ci, hi, refs) {
         count,
         toolButton(
           "close",
-          "Remove this regex",
+          t("layouts.field.removeRegex"),
           "remove-pattern",
           chart.patterns.length === 1 && pattern === "",
           () => {
@@ -104,18 +105,18 @@ export function patternsField(host, chart, ci, hi, refs) {
     h(
       "div",
       { className: "tbmf-lay-field__label" },
-      h("span", { text: "Series" }),
+      h("span", { text: t("layouts.field.series") }),
       mode,
     ),
     h("p", {
       className: "tbmf-lay-hint",
       text: byMetric
-        ? "Python regexes over canonical names, matched from the start (re.match), in linear time (no backreferences or lookarounds)."
-        : "Python regexes over raw tags, matched from the start (re.match), as TensorBoard does, in linear time (no backreferences or lookarounds); end with $ to match whole tags.",
+        ? t("layouts.field.metricHint")
+        : t("layouts.field.tagHint"),
     }),
     rows,
     addButton(
-      "Add regex",
+      t("layouts.field.addRegex"),
       "add-pattern",
       chart.patterns.length >= MAX_PATTERNS_PER_CHART,
       () => {
@@ -147,8 +148,11 @@ export function marginField(host, chart, ci, hi, refs) {
             spellcheck: "false",
             autocomplete: "off",
             list: host.tagListId,
-            placeholder: part === "value" ? "value tag" : `${part} tag`,
-            "aria-label": `Margin series ${k + 1}: ${part} tag`,
+            placeholder: t(`layouts.margin.${part}Tag`),
+            "aria-label": t("layouts.margin.partLabel", {
+              k: k + 1,
+              part: t(`layouts.margin.${part}Tag`),
+            }),
           },
           dataset: {
             field: `series-${part}`,
@@ -165,7 +169,7 @@ export function marginField(host, chart, ci, hi, refs) {
         return h(
           "label",
           { className: "tbmf-lay-margin__part" },
-          h("span", { text: part }),
+          h("span", { text: t(`layouts.margin.${part}`) }),
           input,
         );
       },
@@ -183,7 +187,7 @@ export function marginField(host, chart, ci, hi, refs) {
         count,
         toolButton(
           "close",
-          "Remove this series",
+          t("layouts.margin.remove"),
           "remove-series",
           chart.series.length === 1,
           () => {
@@ -201,15 +205,15 @@ export function marginField(host, chart, ci, hi, refs) {
     h(
       "div",
       { className: "tbmf-lay-field__label" },
-      h("span", { text: "Series (exact tag names)" }),
+      h("span", { text: t("layouts.margin.series") }),
     ),
     h("p", {
       className: "tbmf-lay-hint",
-      text: "A run is drawn when it logged all three tags: the value as a line, a band from lower to upper.",
+      text: t("layouts.margin.hint"),
     }),
     rows,
     addButton(
-      "Add series",
+      t("layouts.margin.add"),
       "add-series",
       chart.series.length >= MAX_PATTERNS_PER_CHART,
       () => {
@@ -234,8 +238,8 @@ export function runsField(host, chart, refs) {
       maxlength: MAX_REGEX_CHARS,
       spellcheck: "false",
       autocomplete: "off",
-      placeholder: "every run",
-      "aria-label": "Run regex",
+      placeholder: t("layouts.runs.placeholder"),
+      "aria-label": t("layouts.runs.regex"),
     },
     dataset: { field: "runs" },
     on: {
@@ -253,7 +257,7 @@ export function runsField(host, chart, refs) {
     h(
       "label",
       { className: "tbmf-lay-field__label" },
-      h("span", { text: "Runs (optional regex, searched in run names)" }),
+      h("span", { text: t("layouts.runs.label") }),
     ),
     input,
     refs.runsResult,
@@ -271,7 +275,7 @@ export function displayField(host, chart) {
     "select",
     {
       className: "tbmf-cmp-select",
-      attrs: { "aria-label": "X axis" },
+      attrs: { "aria-label": t("layouts.toolbar.xAxis") },
       dataset: { field: "x" },
       on: {
         change: () => {
@@ -281,7 +285,11 @@ export function displayField(host, chart) {
       },
     },
     AXES.map((a) =>
-      h("option", { text: a.label, title: a.help, attrs: { value: a.id } }),
+      h("option", {
+        text: t(`axis.${a.id}`),
+        title: t(`axis.${a.id}.help`),
+        attrs: { value: a.id },
+      }),
     ),
   );
   axis.value = chart.x;
@@ -294,11 +302,11 @@ export function displayField(host, chart) {
       max: MAX_SMOOTHING,
       step: 0.05,
       disabled: margin,
-      "aria-label": "Smoothing",
+      "aria-label": t("layouts.toolbar.smoothing"),
     },
     title: margin
-      ? "Margin charts are drawn as logged, without smoothing"
-      : "TensorBoard's EMA weight, 0 (off) to 0.99",
+      ? t("layouts.display.smoothing.margin")
+      : t("layouts.display.smoothing.title"),
     dataset: { field: "smoothing" },
     on: {
       input: () => {
@@ -331,20 +339,20 @@ export function displayField(host, chart) {
     h(
       "label",
       { className: "tbmf-lay-setting" },
-      h("span", { text: "X axis" }),
+      h("span", { text: t("layouts.toolbar.xAxis") }),
       axis,
     ),
     h(
       "label",
       { className: "tbmf-lay-setting" },
-      h("span", { text: "Smoothing" }),
+      h("span", { text: t("layouts.toolbar.smoothing") }),
       smoothing,
     ),
     h(
       "label",
       { className: "tbmf-lay-check" },
       logY,
-      h("span", { text: "Log y" }),
+      h("span", { text: t("layouts.display.logY") }),
     ),
   );
 }

@@ -5,7 +5,7 @@
 
 import { runColor } from "../../colors.js";
 import { h, setChildren } from "../../dom.js";
-import { plural } from "../../format.js";
+import { t } from "../../i18n.js";
 import { mountLayoutChart } from "./chart_adapter.js";
 import { icon } from "./icons.js";
 import { describeProblem } from "./messages.js";
@@ -87,14 +87,14 @@ export class PreviewResults {
             row.result,
             h("div", {
               className: "tbmf-lay-nomatch",
-              text: "Fix the run regex below to see what this matches.",
+              text: t("layouts.results.fixRunRegex"),
             }),
           );
           return;
         }
         row.count.textContent = result.error
-          ? "invalid"
-          : plural(result.total, "match", "matches");
+          ? t("layouts.results.invalid")
+          : t("layouts.results.matches", { n: result.total });
         row.count.dataset.count = result.error ? "" : String(result.total);
         row.count.classList.toggle(
           "is-zero",
@@ -111,8 +111,8 @@ export class PreviewResults {
                   className: "tbmf-lay-nomatch",
                   text:
                     chart.mode === "metrics"
-                      ? "No metric name matches (from its start)."
-                      : "No tag matches (from its start): try a leading .* to match inside tags.",
+                      ? t("layouts.results.noMetric")
+                      : t("layouts.results.noTag"),
                 }),
         );
       });
@@ -127,7 +127,9 @@ export class PreviewResults {
             m.upper === series.upper,
         );
         const filled = series.value && series.lower && series.upper;
-        row.count.textContent = filled ? plural(matches.length, "run") : "";
+        row.count.textContent = filled
+          ? t("layouts.results.runs", { n: matches.length })
+          : "";
         row.count.dataset.count = filled ? String(matches.length) : "";
         row.count.classList.toggle(
           "is-zero",
@@ -135,7 +137,7 @@ export class PreviewResults {
         );
         const wanted = new Set([series.value, series.lower, series.upper]);
         const missing = (chartPreview?.missing ?? []).filter((m) =>
-          m.tags.some((t) => wanted.has(t)),
+          m.tags.some((tag) => wanted.has(tag)),
         );
         setChildren(
           row.result,
@@ -151,7 +153,10 @@ export class PreviewResults {
               },
               icon("info", { size: 14 }),
               h("span", {
-                text: `${m.run} lacks ${m.tags.join(", ")}: not drawn`,
+                text: t("layouts.results.lacks", {
+                  run: m.run,
+                  tags: m.tags.join(", "),
+                }),
               }),
             ),
           ),
@@ -185,18 +190,19 @@ export class PreviewResults {
       h("span", {
         text:
           preview.skipped
-            ? `Not previewed: ${preview.skipped}.`
+            ? t("layouts.results.notPreviewed", { reason: preview.skipped })
             : preview.totalMatches === 0
-            ? "The chart draws nothing yet."
-            : `The chart draws ${plural(
-                preview.totalMatches,
-                "series",
-                "series",
-              )} from ${plural(runs.length, "run")}` +
-              (selected.length < runs.length
-                ? ` (${selected.length} selected now)`
-                : "") +
-              ".",
+            ? t("layouts.results.drawsNothing")
+            : selected.length < runs.length
+            ? t("layouts.results.drawsSome", {
+                n: preview.totalMatches,
+                runs: runs.length,
+                selected: selected.length,
+              })
+            : t("layouts.results.draws", {
+                n: preview.totalMatches,
+                runs: runs.length,
+              }),
       }),
       h(
         "span",
@@ -216,8 +222,8 @@ export class PreviewResults {
           attrs: { type: "button", "aria-expanded": String(shown) },
           dataset: { action: "toggle-chart" },
           title: shown
-            ? "Hide the chart"
-            : "Draw the chart as the dashboard will, from the selected runs",
+            ? t("layouts.results.hide.title")
+            : t("layouts.results.show.title"),
           on: {
             click: () => {
               if (shown) this._shownCharts.delete(key);
@@ -228,7 +234,7 @@ export class PreviewResults {
           },
         },
         icon(shown ? "fold" : "unfold", { size: 15 }),
-        shown ? "Hide chart" : "Show chart",
+        shown ? t("layouts.results.hide") : t("layouts.results.show"),
       ),
     );
   }
@@ -258,8 +264,8 @@ export class PreviewResults {
       kind: chart.kind,
       pairs,
       metricIndex: this._metricIndex(),
-      title: chart.title || "(untitled chart)",
-      subtitle: "preview",
+      title: chart.title || t("layouts.untitledChart"),
+      subtitle: t("layouts.results.preview"),
       x: chart.x,
       smoothing: margin ? 0 : chart.smoothing,
       logY: chart.logY,
@@ -267,8 +273,8 @@ export class PreviewResults {
       height: PREVIEW_CHART_HEIGHT,
       showExport: false,
       emptyText: preview.totalMatches
-        ? "No selected run has these series."
-        : "Nothing matches yet.",
+        ? t("layouts.results.noSelected")
+        : t("layouts.results.nothingYet"),
     };
     if (panel) {
       panel.update(options);

@@ -3,7 +3,7 @@
 // saved. New and Import live in its header.
 
 import { h, setChildren } from "../../dom.js";
-import { plural } from "../../format.js";
+import { t } from "../../i18n.js";
 import { icon } from "./icons.js";
 import { chartCount, MAX_IMPORT_BYTES } from "./schema.js";
 
@@ -29,7 +29,7 @@ export class LayoutList {
       attrs: {
         type: "file",
         accept: ".json,application/json",
-        "aria-label": "Import a layout file",
+        "aria-label": t("layouts.list.importFile"),
         tabindex: "-1",
       },
       dataset: { control: "import-file" },
@@ -45,30 +45,30 @@ export class LayoutList {
       "button",
       {
         className: "tbmf-button tbmf-button--text",
-        title: "Create a layout",
+        title: t("layouts.create"),
         attrs: { type: "button" },
         dataset: { action: "new-layout" },
         on: { click: () => handlers.onNew() },
       },
       icon("add", { size: 16 }),
-      "New",
+      t("layouts.list.new"),
     );
     this._importButton = h(
       "button",
       {
         className: "tbmf-button tbmf-button--text",
-        title: `Import a layout from a .json file (at most ${MAX_IMPORT_BYTES / 1024} KiB)`,
+        title: t("layouts.list.import.title", { kib: MAX_IMPORT_BYTES / 1024 }),
         attrs: { type: "button" },
         dataset: { action: "import-layout" },
         on: { click: () => this._file.click() },
       },
       icon("upload", { size: 16 }),
-      "Import",
+      t("layouts.list.import"),
     );
     this._count = h("span", { className: "tbmf-cmp-card__count" });
     this._list = h("ul", {
       className: "tbmf-lay-list",
-      attrs: { "aria-label": "Layouts" },
+      attrs: { "aria-label": t("shell.tab.layouts") },
     });
     this._messages = h("div", { className: "tbmf-lay-list__messages" });
     this._footer = h("footer", { className: "tbmf-lay-list__footer" });
@@ -78,7 +78,10 @@ export class LayoutList {
       h(
         "header",
         { className: "tbmf-cmp-card__head" },
-        h("h2", { className: "tbmf-cmp-card__title", text: "Layouts" }),
+        h("h2", {
+          className: "tbmf-cmp-card__title",
+          text: t("shell.tab.layouts"),
+        }),
         this._count,
         h(
           "span",
@@ -107,19 +110,19 @@ export class LayoutList {
     for (const button of [this._newButton, this._importButton]) {
       button.disabled = !writable;
       if (!writable && payload)
-        button.title = `Layouts cannot be saved: ${reason}`;
+        button.title = t("layouts.cannotSave", { reason });
     }
     setChildren(
       this._messages,
       error
-        ? message("error", `Cannot load layouts: ${error}`, {
-            label: "Retry",
+        ? message("error", t("layouts.list.loadError", { error }), {
+            label: t("common.retry"),
             run: () => this._handlers.onRetry(),
           })
         : null,
       importError ? message("error", importError) : null,
       payload && !payload.writable
-        ? message("warning", `Layouts cannot be saved: ${reason}`)
+        ? message("warning", t("layouts.cannotSave", { reason }))
         : null,
       (payload?.warnings ?? []).map((w) => message("warning", w)),
     );
@@ -129,7 +132,10 @@ export class LayoutList {
         this._list,
         error
           ? null
-          : h("li", { className: "tbmf-lay-list__empty", text: "Loading…" }),
+          : h("li", {
+              className: "tbmf-lay-list__empty",
+              text: t("common.loading"),
+            }),
       );
       setChildren(this._footer);
       return;
@@ -147,7 +153,9 @@ export class LayoutList {
           payload.imported,
           { kind: "imported" },
           current?.kind === "imported",
-          sources.length ? `from ${sources.join(", ")}` : "logged in runs",
+          sources.length
+            ? t("layouts.list.from", { sources: sources.join(", ") })
+            : t("layouts.list.loggedInRuns"),
         ),
       );
     }
@@ -158,8 +166,10 @@ export class LayoutList {
           { kind: "user", name: layout.name },
           current?.kind === "user" && current.name === layout.name,
           [
-            plural(layout.categories.length, "category", "categories"),
-            plural(chartCount(layout), "chart"),
+            t("layouts.count.categories", {
+              n: layout.categories.length,
+            }),
+            t("layouts.count.charts", { n: chartCount(layout) }),
           ].join(" · "),
         ),
       );
@@ -168,14 +178,14 @@ export class LayoutList {
       items.push(
         h("li", {
           className: "tbmf-lay-list__hint",
-          text: "No layouts of your own yet: New, or duplicate the one above.",
+          text: t("layouts.list.noOwn"),
         }),
       );
     } else if (items.length === 0) {
       items.push(
         h("li", {
           className: "tbmf-lay-list__empty",
-          text: "No layouts yet. No run logged one, and none was saved.",
+          text: t("layouts.list.none"),
         }),
       );
     }
@@ -192,7 +202,7 @@ export class LayoutList {
                 .join("\n"),
             },
             icon("folder", { size: 14 }),
-            h("span", { text: "Your layouts are saved in" }),
+            h("span", { text: t("layouts.list.savedIn") }),
             h("code", {
               className: "tbmf-lay-path__file",
               text: shortPath(payload.path),
@@ -242,7 +252,7 @@ export class LayoutList {
         imported
           ? h("span", {
               className: "tbmf-lay-badge tbmf-lay-badge--small",
-              text: "read-only",
+              text: t("layouts.readOnly.small"),
             })
           : null,
       ),

@@ -3,6 +3,8 @@
 // chart (by title), which field, and what to do. The server's text stays
 // the fallback, so a rule added there is never hidden.
 
+import { t } from "../../i18n.js";
+
 /**
  * @typedef {Object} Problem
  * @property {string} text the whole sentence, with where it is
@@ -15,57 +17,56 @@
 const REASONS = [
   [
     /a multiline chart needs exactly one of 'tags' and 'metrics' non-empty/,
-    () =>
-      "add a tag or metric pattern: a line chart draws the series its " +
-      "patterns match",
+    () => t("layouts.problem.needPattern"),
   ],
-  [/must not be an empty regex/, () => "a pattern is empty: type one or remove the row"],
+  [/must not be an empty regex/, () => t("layouts.problem.emptyPattern")],
   [
     /regex of \d+ characters, more than (\d+)/,
-    (/** @type {string[]} */ m) => `a pattern is longer than ${m[1]} characters`,
+    (/** @type {string[]} */ m) => t("layouts.problem.longPattern", { n: m[1] }),
   ],
   [
     /^(.*) in regex ['"].*['"]$/s,
-    (/** @type {string[]} */ m) => `a pattern is not a valid regex (${m[1]})`,
+    (/** @type {string[]} */ m) =>
+      t("layouts.problem.invalidPattern", { error: m[1] }),
   ],
-  [
-    /a margin chart needs a series/,
-    () => "add a series: the value tag with its lower and upper tags",
-  ],
+  [/a margin chart needs a series/, () => t("layouts.problem.needSeries")],
   [
     /a margin chart names exact tags in 'series'/,
-    () => "a band chart names its tags in the series fields, not as patterns",
+    () => t("layouts.problem.marginPatterns"),
   ],
-  [/must name a tag, got ''/, () => "name a tag in every series field"],
+  [/must name a tag, got ''/, () => t("layouts.problem.nameTag")],
   [
     /tag of \d+ characters, more than (\d+)/,
-    (/** @type {string[]} */ m) => `a tag is longer than ${m[1]} characters`,
+    (/** @type {string[]} */ m) => t("layouts.problem.longTag", { n: m[1] }),
   ],
-  [/must be in \[0, 1\)/, () => "smoothing goes from 0 up to 0.99"],
-  [/^must not be empty$/, () => "give it a name"],
+  [/must be in \[0, 1\)/, () => t("layouts.problem.smoothing")],
+  [/^must not be empty$/, () => t("layouts.problem.giveName")],
   [
     /^(\d+) characters, more than (\d+)/,
     (/** @type {string[]} */ m) =>
-      `it is ${m[1]} characters long; at most ${m[2]} are allowed`,
+      t("layouts.problem.tooLong", { n: m[1], max: m[2] }),
   ],
-  [/must not be only whitespace/, () => "it must not be only spaces"],
+  [/must not be only whitespace/, () => t("layouts.problem.onlySpaces")],
   [
     /must not start or end with whitespace/,
-    () => "remove the spaces at its start or end",
+    () => t("layouts.problem.edgeSpaces"),
   ],
   [
     /control or invisible character (U\+[0-9A-F]+) at position (\d+)/,
     (/** @type {string[]} */ m) =>
-      `remove the invisible character ${m[1]} at position ${Number(m[2]) + 1}`,
+      t("layouts.problem.invisible", {
+        char: m[1],
+        position: Number(m[2]) + 1,
+      }),
   ],
   [
     /(\d+) entries, more than (\d+)/,
-    (/** @type {string[]} */ m) => `at most ${m[2]} are allowed (${m[1]} now)`,
+    (/** @type {string[]} */ m) =>
+      t("layouts.problem.tooMany", { n: m[1], max: m[2] }),
   ],
   [
     /(\d+) bytes of JSON.*more than the (\d+) KiB allowed/,
-    (/** @type {string[]} */ m) =>
-      `the layout is too large to save (more than ${m[2]} KiB)`,
+    (/** @type {string[]} */ m) => t("layouts.problem.tooLarge", { kib: m[2] }),
   ],
 ];
 
@@ -90,36 +91,42 @@ export function describeProblem(error, draft) {
   const where = /^categories\[(\d+)\](?:\.charts\[(\d+)\])?/.exec(path);
   if (path === "name") {
     return {
-      text: `Layout name: ${fix}.`,
-      fix: capitalise(`${fix}.`),
+      text: t("layouts.problem.name", { fix }),
+      fix: sentence(fix),
       chart: null,
       scope: "name",
     };
   }
   if (!where) {
     return {
-      text: capitalise(`${fix}.`),
-      fix: capitalise(`${fix}.`),
+      text: sentence(fix),
+      fix: sentence(fix),
       chart: null,
       scope: "layout",
     };
   }
   const ci = Number(where[1]);
   const category = draft.categories[ci];
-  const categoryName = `Category ${quoted(category?.title, ci)}`;
+  const categoryName = t("layouts.problem.categoryName", {
+    title: quoted(category?.title, ci),
+  });
   if (where[2] === undefined) {
     const field = path.slice(where[0].length);
     const what = field.startsWith(".charts") ? "charts" : "";
     const text = what
-      ? `${categoryName}: too many charts; ${fix}.`
-      : `${categoryName}: ${fix}.`;
-    return { text, fix: capitalise(`${fix}.`), chart: null, scope: "category" };
+      ? t("layouts.problem.categoryTooMany", { category: categoryName, fix })
+      : t("layouts.problem.category", { category: categoryName, fix });
+    return { text, fix: sentence(fix), chart: null, scope: "category" };
   }
   const hi = Number(where[2]);
   const chart = category?.charts[hi];
   return {
-    text: `${categoryName}, chart ${quoted(chart?.title, hi)}: ${fix}.`,
-    fix: capitalise(`${fix}.`),
+    text: t("layouts.problem.chart", {
+      category: categoryName,
+      chart: quoted(chart?.title, hi),
+      fix,
+    }),
+    fix: sentence(fix),
     chart: `${ci}:${hi}`,
     scope: "chart",
   };
@@ -131,10 +138,10 @@ export function describeProblem(error, draft) {
  */
 export function emptyDraftProblem(draft) {
   if (draft.categories.length === 0) {
-    return "Nothing to save yet: add a category, then a chart in it.";
+    return t("layouts.problem.nothingToSave");
   }
   if (draft.categories.every((category) => category.charts.length === 0)) {
-    return "Nothing to show yet: add a chart to a category.";
+    return t("layouts.problem.nothingToShow");
   }
   return "";
 }
@@ -149,9 +156,10 @@ function quoted(title, index) {
 }
 
 /**
- * @param {string} text
- * @returns {string}
+ * @param {string} fix
+ * @returns {string} the fix as a sentence: capitalised, with its full stop
  */
-function capitalise(text) {
+function sentence(fix) {
+  const text = t("layouts.problem.sentence", { fix });
   return text ? text[0].toUpperCase() + text.slice(1) : text;
 }

@@ -3,6 +3,7 @@
 // (transfer.js reads and checks it). Each tells the user with a toast or an
 // error under the list, then steers the view through an explicit host.
 
+import { t } from "../../i18n.js";
 import { errorText } from "../../model.js";
 import { deleteLayout, saveLayout } from "./api.js";
 import { confirmDialog } from "./dialog.js";
@@ -35,17 +36,23 @@ import { LAYOUT_KEYS } from "./view_state.js";
  */
 export async function duplicateLayout(host, layout) {
   if (host.guard.unsaved() && !(await host.guard.askDiscard())) return;
-  const name = uniqueName(`${layout.name} (copy)`, host.names());
+  const name = uniqueName(
+    t("layouts.copyName", { name: layout.name }),
+    host.names(),
+  );
   let saved;
   try {
     saved = await saveLayout(exportableLayout({ ...layout, name }), {
       overwrite: false,
     });
   } catch (error) {
-    host.ctx.toast(`Cannot duplicate: ${errorText(error)}`, "error");
+    host.ctx.toast(
+      t("layouts.duplicateError", { error: errorText(error) }),
+      "error",
+    );
     return;
   }
-  host.ctx.toast(`Saved a copy as "${saved.name}"`);
+  host.ctx.toast(t("layouts.savedCopy", { name: saved.name }));
   await host.reload();
   await host.navigate({
     [LAYOUT_KEYS.name]: saved.name,
@@ -61,22 +68,25 @@ export async function duplicateLayout(host, layout) {
  */
 export async function removeLayout(host, name) {
   const ok = await confirmDialog({
-    title: `Delete "${name}"?`,
-    message:
-      `The layout is removed from ${host.path() ?? "the layouts file"}. ` +
-      "Export it first to keep a copy.",
-    confirm: "Delete layout",
+    title: t("layouts.delete.title", { name }),
+    message: t("layouts.delete.message", {
+      path: host.path() ?? t("layouts.delete.theFile"),
+    }),
+    confirm: t("layouts.delete.confirm"),
     danger: true,
   });
   if (!ok) return;
   try {
     await deleteLayout(name);
   } catch (error) {
-    host.ctx.toast(`Cannot delete: ${errorText(error)}`, "error");
+    host.ctx.toast(
+      t("layouts.deleteError", { error: errorText(error) }),
+      "error",
+    );
     return;
   }
   host.guard.discard();
-  host.ctx.toast(`Deleted "${name}"`);
+  host.ctx.toast(t("layouts.deleted", { name }));
   host.dropLayout(name);
   host.forgetShown();
   host.ctx.state.update({
@@ -95,7 +105,7 @@ export async function removeLayout(host, name) {
 export async function importLayout(host, file) {
   if (host.guard.unsaved() && !(await host.guard.askDiscard())) return;
   const fail = (/** @type {string} */ why) => {
-    host.setImportError(`Cannot import ${file.name}: ${why}`);
+    host.setImportError(t("layouts.importError", { file: file.name, why }));
     host.renderList();
   };
   const chosen = await readImport(file, host.names);
@@ -112,7 +122,7 @@ export async function importLayout(host, file) {
     return;
   }
   host.setImportError(null);
-  host.ctx.toast(`Imported "${saved.name}"`);
+  host.ctx.toast(t("layouts.imported", { name: saved.name }));
   host.forgetShown();
   await host.reload();
   await host.navigate({

@@ -3,6 +3,7 @@
 // layout the URL names but nobody has, and notices (errors, warnings).
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { icon } from "./icons.js";
 
 /**
@@ -19,7 +20,7 @@ export function loadingPlaceholder() {
       className: "tbmf-spinner",
       attrs: { "aria-hidden": "true" },
     }),
-    h("span", { text: "Loading layouts…" }),
+    h("span", { text: t("layouts.loading") }),
   );
 }
 
@@ -35,27 +36,21 @@ export function welcomeCard(payload, onNew) {
     "div",
     { className: "tbmf-lay-welcome" },
     icon("dashboard", { size: 40, className: "tbmf-lay-welcome__icon" }),
-    h("h2", { text: "No layouts yet" }),
-    h("p", {
-      text:
-        "A layout is a dashboard of charts grouped in categories, each " +
-        "chart the series whose tags (or metric names) match its regexes, " +
-        "from any framework. Runs that log a layout with " +
-        "add_custom_scalars or a custom_scalar summary show it here too.",
-    }),
+    h("h2", { text: t("layouts.welcome.title") }),
+    h("p", { text: t("layouts.welcome.text") }),
     h(
       "button",
       {
         className: "tbmf-button tbmf-lay-action is-primary",
         attrs: { type: "button", disabled: !writable },
         title: writable
-          ? "Create a layout"
-          : `Layouts cannot be saved: ${payload?.pathReason ?? ""}`,
+          ? t("layouts.create")
+          : t("layouts.cannotSave", { reason: payload?.pathReason ?? "" }),
         dataset: { action: "new-layout" },
         on: { click: onNew },
       },
       icon("add", { size: 16 }),
-      "New layout",
+      t("layouts.newLayout"),
     ),
   );
 }
@@ -72,11 +67,11 @@ export function missingCard(where) {
     h("h2", {
       text:
         where.kind === "imported"
-          ? "No run logged a layout"
-          : `No layout named "${where.name}"`,
+          ? t("layouts.missing.imported")
+          : t("layouts.missing.named", { name: where.name }),
     }),
     h("p", {
-      text: "It may have been renamed or deleted. Pick one from the list.",
+      text: t("layouts.missing.text"),
     }),
   );
 }

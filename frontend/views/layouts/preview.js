@@ -5,7 +5,7 @@
 
 import { runColor } from "../../colors.js";
 import { h } from "../../dom.js";
-import { plural } from "../../format.js";
+import { t } from "../../i18n.js";
 import { previewLayout } from "./api.js";
 import { icon } from "./icons.js";
 import { MAX_CATEGORIES, serializeLayout } from "./schema.js";
@@ -141,7 +141,10 @@ export function regexErrorBox(error) {
         text:
           error.position == null || /position \d/.test(error.message)
             ? error.message
-            : `${error.message} (at position ${error.position})`,
+            : t("layouts.regex.atPosition", {
+                message: error.message,
+                position: error.position,
+              }),
       }),
     ),
     caret,
@@ -165,8 +168,10 @@ export function pairList(catalog, matches, total, state) {
         className: `tbmf-lay-pair${state.isSelected(m.run) ? "" : " is-unselected"}`,
         dataset: { run: m.run, tag: m.tag },
         title: state.isSelected(m.run)
-          ? `${m.run} · ${m.tag}${m.metric ? `\nmetric: ${m.metric}` : ""}`
-          : `${m.run} is not selected: not drawn`,
+          ? `${m.run} · ${m.tag}${
+              m.metric ? `\n${t("layouts.pair.metric", { metric: m.metric })}` : ""
+            }`
+          : t("layouts.pair.notSelected", { run: m.run }),
       },
       h("span", {
         className: "tbmf-dot",
@@ -180,7 +185,7 @@ export function pairList(catalog, matches, total, state) {
   if (hidden > 0) {
     const more = h("button", {
       className: "tbmf-lay-pairs__more",
-      text: `+${hidden} more`,
+      text: t("layouts.pair.more", { n: hidden }),
       attrs: { type: "button" },
       on: {
         click: () => {
@@ -195,7 +200,7 @@ export function pairList(catalog, matches, total, state) {
     list.append(
       h("li", {
         className: "tbmf-muted",
-        text: `(${plural(total, "match", "matches")} in all)`,
+        text: t("layouts.pair.total", { n: total }),
       }),
     );
   }

@@ -6,6 +6,8 @@
 // The editor keeps a draft of the same shape plus blank rows the user has
 // not filled in yet; `serializeLayout` drops those before anything is sent.
 
+import { t } from "../../i18n.js";
+
 /** Caps mirrored from core/layouts/schema.py (the server enforces them). */
 export const MAX_NAME_CHARS = 100; // characters in a layout name
 export const MAX_TITLE_CHARS = 200; // characters in a category/chart title
@@ -240,7 +242,8 @@ export function clone(value) {
  */
 export function uniqueName(base, taken) {
   const names = new Set(taken);
-  const stem = base.trim().slice(0, MAX_NAME_CHARS - 5) || "Untitled layout";
+  const stem =
+    base.trim().slice(0, MAX_NAME_CHARS - 5) || t("layouts.untitled");
   if (!names.has(stem)) return stem;
   for (let n = 2; ; n++) {
     const candidate = `${stem} (${n})`;
@@ -276,7 +279,9 @@ export function parseLayoutFile(text) {
     data = JSON.parse(text);
   } catch (error) {
     throw new Error(
-      `not JSON: ${error instanceof Error ? error.message : String(error)}`,
+      t("layouts.file.notJson", {
+        error: error instanceof Error ? error.message : String(error),
+      }),
     );
   }
   if (data && typeof data === "object" && !Array.isArray(data)) {
@@ -284,12 +289,11 @@ export function parseLayoutFile(text) {
     if (typeof data.name === "string") return data;
     if (data.layouts) {
       throw new Error(
-        "this is a whole layouts file; export one layout from the tab and " +
-          "import that",
+        t("layouts.file.wholeFile"),
       );
     }
   }
-  throw new Error('expected a layout: {"name": ..., "categories": [...]}');
+  throw new Error(t("layouts.file.expected"));
 }
 
 /**

@@ -5,6 +5,7 @@
 // import a copy. Saving is the view's.
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { errorText } from "../../model.js";
 import { previewLayout } from "./api.js";
 import { showDialog } from "./dialog.js";
@@ -51,7 +52,10 @@ export function downloadLayout(layout) {
 export async function readImport(file, takenNames) {
   if (file.size > MAX_IMPORT_BYTES) {
     return {
-      error: `${file.size} bytes, more than ${MAX_IMPORT_BYTES / 1024} KiB`,
+      error: t("layouts.import.tooBig", {
+        bytes: file.size,
+        kib: MAX_IMPORT_BYTES / 1024,
+      }),
     };
   }
   /** @type {Layout} */
@@ -72,12 +76,12 @@ export async function readImport(file, takenNames) {
   if (takenNames().includes(layout.name)) {
     const copy = uniqueName(layout.name, takenNames());
     const { value } = await showDialog({
-      title: `"${layout.name}" exists`,
-      message: `Replace the saved layout, or import this one as "${copy}"?`,
+      title: t("layouts.import.exists", { name: layout.name }),
+      message: t("layouts.import.replaceOrCopy", { copy }),
       buttons: [
-        { value: "cancel", label: "Cancel" },
-        { value: "replace", label: "Replace", kind: "danger" },
-        { value: "copy", label: "Import as copy", kind: "primary" },
+        { value: "cancel", label: t("common.cancel") },
+        { value: "replace", label: t("layouts.import.replace"), kind: "danger" },
+        { value: "copy", label: t("layouts.import.asCopy"), kind: "primary" },
       ],
     });
     if (value === "cancel") return null;

@@ -14,6 +14,7 @@
 // buttons), placeholders.js (loading, welcome, missing, notices).
 
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { LatestRequest } from "../../model.js";
 import { KEYS as SHELL_KEYS } from "../../state.js";
 import { PINNED_COLORS_KEY } from "../../colors.js";
@@ -61,7 +62,8 @@ export { LAYOUT_KEYS } from "./view_state.js";
  */
 
 /** Name a new layout starts with. */
-const NEW_NAME = "Untitled layout";
+/** A new layout's name, in the language of the tab when it was made. */
+const newName = () => t("layouts.untitled");
 
 export class LayoutsView {
   /**
@@ -342,7 +344,7 @@ export class LayoutsView {
       if (!payload.writable) {
         this._showMessage(
           "warning",
-          `Layouts cannot be saved: ${payload.pathReason ?? ""}`,
+          t("layouts.cannotSave", { reason: payload.pathReason ?? "" }),
         );
         return;
       }
@@ -363,7 +365,9 @@ export class LayoutsView {
       this._main.prepend(
         notice(
           "warning",
-          `Editing is off: layouts cannot be saved (${payload.pathReason ?? "no writable place"}).`,
+          t("layouts.editingOff", {
+            reason: payload.pathReason ?? t("layouts.noWritablePlace"),
+          }),
         ),
       );
     }
@@ -397,7 +401,7 @@ export class LayoutsView {
     const payload = /** @type {LayoutsPayload} */ (this.payload);
     const locked = payload.writable
       ? null
-      : `Layouts cannot be saved: ${payload.pathReason ?? ""}`;
+      : t("layouts.cannotSave", { reason: payload.pathReason ?? "" });
     return dashboardActions(imported, locked, {
       edit: () => void this._navigate({ [LAYOUT_KEYS.edit]: "1" }),
       duplicate: () => void duplicateLayout(this._host, layout),
@@ -416,7 +420,7 @@ export class LayoutsView {
     );
     const initial = base
       ? draftFromLayout(base)
-      : blankDraft(uniqueName(NEW_NAME, this._names()));
+      : blankDraft(uniqueName(newName(), this._names()));
     const restored =
       stashed !== null && JSON.stringify(stashed) !== JSON.stringify(initial);
     const actions = editorActions(base !== null, {
@@ -456,8 +460,8 @@ export class LayoutsView {
     const renamed = previousName !== null && previousName !== saved.name;
     this.ctx.toast(
       renamed
-        ? `Renamed "${previousName}" to "${saved.name}" and saved`
-        : `Saved "${saved.name}"`,
+        ? t("layouts.savedRenamed", { from: previousName, to: saved.name })
+        : t("layouts.saved", { name: saved.name }),
     );
     // The editor stays: what is shown is this layout in edit mode already.
     this._current = target("user", saved.name, true);
@@ -466,7 +470,7 @@ export class LayoutsView {
     );
     if (remove) {
       remove.disabled = false;
-      remove.title = "Delete this layout";
+      remove.title = t("layouts.action.delete.title");
     }
     this.ctx.state.update({
       [LAYOUT_KEYS.name]: saved.name,

@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from tb_multiframework import i18n
+
 from ..types import FloatArray, Int64Array
 from .robust import (
     BASE_WIDTH,
@@ -73,8 +75,11 @@ class Anomaly:
         start_step: the step at `start`.
         end_step: the step at `end`.
         severity: 0..1 (0.3 at the detection threshold).
-        message: one sentence for a person.
+        message: one sentence for a person (English).
         evidence: the numbers behind the decision.
+        message_id: the sentence's id in the message catalogs
+            (`tb_multiframework/i18n`), "" when it has none.
+        message_params: the parameters of `message_id`.
     """
 
     kind: str
@@ -85,6 +90,30 @@ class Anomaly:
     severity: float
     message: str
     evidence: dict[str, Any]
+    message_id: str = ""
+    message_params: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass(frozen=True)
+class Message:
+    """A sentence for a person: a catalog message and its parameters.
+
+    Its English text is the catalog's, so the text sent and the message id
+    sent beside it cannot disagree.
+    """
+
+    key: str
+    params: dict[str, Any]
+
+    @property
+    def text(self) -> str:
+        """The English sentence."""
+        return i18n.t(self.key, self.params)
+
+
+def say(key: str, **params: Any) -> Message:
+    """The catalog message `key` with its parameters."""
+    return Message(key, params)
 
 
 class Prepared:
@@ -213,7 +242,7 @@ class Prepared:
         first: int,
         last: int,
         severity: float,
-        message: str,
+        message: str | Message,
         evidence: dict[str, Any],
         *,
         finite: bool = True,
@@ -238,8 +267,12 @@ class Prepared:
             start_step=int(self.steps[start]),
             end_step=int(self.steps[end]),
             severity=float(severity),
-            message=message,
+            message=message.text if isinstance(message, Message) else message,
             evidence=evidence,
+            message_id=message.key if isinstance(message, Message) else "",
+            message_params=(
+                dict(message.params) if isinstance(message, Message) else {}
+            ),
         )
 
 

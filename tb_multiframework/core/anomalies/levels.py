@@ -17,7 +17,7 @@ import dataclasses
 
 import numpy as np
 
-from .base import Anomaly, Prepared, fmt, fmt_step
+from .base import Anomaly, Prepared, fmt, fmt_step, say
 from .robust import (
     TINY,
     coarse_view,
@@ -231,12 +231,13 @@ def detect_cliffs(p: Prepared, lr: Schedule | None = None) -> list[Anomaly]:
         old = p.bad.undo(shift.before)
         new = p.bad.undo(shift.before + shift.gap)
         step = fmt_step(p.step_at(shift.last))
-        message = (
-            f"sudden {'drop' if new < old else 'jump'} from {fmt(old)} to "
-            f"{fmt(new)} at step {step} that stays "
-            f"({shift.relative:.0%} of the "
-            f"{'level' if p.bad.zero_bounded else 'range'}, no "
-            "learning-rate change there)"
+        direction = "drop" if new < old else "jump"
+        scale = "level" if p.bad.zero_bounded else "range"
+        message = say(
+            f"anomaly.cliff.{direction}.{scale}",
+            **{"from": fmt(old), "to": fmt(new)},
+            step=step,
+            percent=f"{shift.relative:.0%}",
         )
         out.append(
             p.anomaly(
@@ -293,11 +294,12 @@ def detect_stepwise_rise(
     spacing = np.diff(steps)
     start = p.bad.undo(shifts[0].before)
     end = p.bad.undo(shifts[-1].before + shifts[-1].gap)
-    message = (
-        f"{len(shifts)} sudden steps worse, every ~"
-        f"{fmt_step(int(np.median(spacing)))} steps (at steps "
-        f"{', '.join(fmt_step(s) for s in steps)}): from {fmt(start)} to "
-        f"{fmt(end)}"
+    message = say(
+        "anomaly.stepwise.shifts",
+        n=len(shifts),
+        every=fmt_step(int(np.median(spacing))),
+        steps=", ".join(fmt_step(s) for s in steps),
+        **{"from": fmt(start), "to": fmt(end)},
     )
     mean_rel = float(np.mean([s.relative for s in shifts]))
     return [
@@ -359,10 +361,11 @@ def _staircase(p: Prepared) -> list[Anomaly]:
     steps = [p.step_at(int(i) + 1) for i in big]
     start = p.bad.undo(float(y[big[0]]))
     end = p.bad.undo(float(y[big[-1] + 1]))
-    message = (
-        f"{len(big)} equal steps worse, every ~"
-        f"{fmt_step(int(np.median(np.diff(steps))))} steps (a staircase: "
-        f"flat between steps), from {fmt(start)} to {fmt(end)}"
+    message = say(
+        "anomaly.stepwise.staircase",
+        n=len(big),
+        every=fmt_step(int(np.median(np.diff(steps)))),
+        **{"from": fmt(start), "to": fmt(end)},
     )
     relative = total / reference
     return [
@@ -435,10 +438,13 @@ def detect_explosion(p: Prepared) -> list[Anomaly]:
     first = int(nonzero[coarse.starts[start]])
     last = int(nonzero[coarse.stops[end] - 1])
     old, new = 10 ** float(levels[start]), 10 ** float(levels[peak])
-    message = (
-        f"grows {10**decades:.3g}-fold (10^{decades:.1f}, from about "
-        f"{fmt(old)} to {fmt(new)}) between steps "
-        f"{fmt_step(p.step_at(first))} and {fmt_step(p.step_at(last))}"
+    message = say(
+        "anomaly.explosion",
+        fold=f"{10**decades:.3g}",
+        decades=f"{decades:.1f}",
+        **{"from": fmt(old), "to": fmt(new)},
+        stepFrom=fmt_step(p.step_at(first)),
+        stepTo=fmt_step(p.step_at(last)),
     )
     return [
         p.anomaly(

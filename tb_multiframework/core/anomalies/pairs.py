@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .base import Anomaly, Prepared, fmt, fmt_step
+from .base import Anomaly, Prepared, fmt, fmt_step, say
 from .robust import (
     TINY,
     robust_range,
@@ -82,10 +82,9 @@ class _Rise:
         self.blocks_after = after
 
 
-def _epoch_note(p: Prepared, i: int, axis: str) -> str:
-    if axis == "epoch":
-        return f" (epoch {p.x[i]:.3g})"
-    return ""
+def _epoch_suffix(axis: str) -> str:
+    """The message variant that names the epoch (on the epoch axis)."""
+    return ".epoch" if axis == "epoch" else ""
 
 
 def _trend_at(p: Prepared, low: float, high: float) -> tuple[float, float]:
@@ -124,11 +123,13 @@ def detect_overfitting(
         return []
     best = val.bad.undo(float(v.trend[v.best_block]))
     end = val.bad.undo(v.end_level)
-    message = (
-        f"validation turns worse from step {fmt_step(val.step_at(v.best))}"
-        f"{_epoch_note(val, v.best, axis)}: from {fmt(best)} to {fmt(end)}, "
-        f"while training keeps improving ({fmt(train.bad.undo(t_best))} to "
-        f"{fmt(train.bad.undo(t_end))})"
+    message = say(
+        f"anomaly.overfitting{_epoch_suffix(axis)}",
+        step=fmt_step(val.step_at(v.best)),
+        epoch=f"{val.x[v.best]:.3g}",
+        **{"from": fmt(best), "to": fmt(end)},
+        trainFrom=fmt(train.bad.undo(t_best)),
+        trainTo=fmt(train.bad.undo(t_end)),
     )
     return [
         val.anomaly(
@@ -189,11 +190,11 @@ def detect_drift(
     for p, r, name in ((train, t, "training"), (val, v, "validation")):
         start = p.bad.undo(float(r.trend[r.best_block]))
         end = p.bad.undo(r.end_level)
-        message = (
-            f"{name} worsens slowly from step {fmt_step(p.step_at(r.best))}"
-            f"{_epoch_note(p, r.best, axis)} to the end ({fmt(start)} to "
-            f"{fmt(end)}), together with "
-            f"{'validation' if name == 'training' else 'training'}"
+        message = say(
+            f"anomaly.drift.{name}{_epoch_suffix(axis)}",
+            step=fmt_step(p.step_at(r.best)),
+            epoch=f"{p.x[r.best]:.3g}",
+            **{"from": fmt(start), "to": fmt(end)},
         )
         out.append(
             [

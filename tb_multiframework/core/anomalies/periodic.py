@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .base import Anomaly, Prepared, fmt, fmt_step
+from .base import Anomaly, Prepared, fmt, fmt_step, say
 from .robust import TINY, robust_range, severity
 
 MIN_OSCILLATION_SERIES = 64  # points a series needs
@@ -159,10 +159,12 @@ def _anomaly(
     spacing = (p.step_at(len(p) - 1) - p.step_at(0)) / max(1, len(p) - 1)
     period_steps = float(periods[best] * spacing)
     swing = float(amplitude[best])
-    message = (
-        f"oscillates every {fmt(period_steps)} steps (amplitude about "
-        f"{fmt(swing)}) between steps {fmt_step(p.step_at(first))} and "
-        f"{fmt_step(p.step_at(last))}"
+    message = say(
+        "anomaly.oscillation",
+        period=fmt(period_steps),
+        amplitude=fmt(swing),
+        stepFrom=fmt_step(p.step_at(first)),
+        stepTo=fmt_step(p.step_at(last)),
     )
     return p.anomaly(
         "oscillation",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import Anomaly, Prepared, fmt, fmt_step
+from .base import Anomaly, Prepared, fmt, fmt_step, say
 from .robust import (
     MAD_TO_SIGMA,
     TINY,
@@ -99,10 +99,13 @@ def detect_plateaus(p: Prepared, lr: Schedule | None = None) -> list[Anomaly]:
         used[a : e + 1] = True
         length = last - first + 1
         value = p.bad.undo(float(np.median(c[a : e + 1])))
-        message = (
-            f"no improvement for {fmt_step(p.step_at(last) - p.step_at(first))}"
-            f" steps ({fmt_step(p.step_at(first))}–"
-            f"{fmt_step(p.step_at(last))}, around {fmt(value)}): {why[0]}"
+        message = say(
+            f"anomaly.plateau.{why[0]}",
+            steps=fmt_step(p.step_at(last) - p.step_at(first)),
+            stepFrom=fmt_step(p.step_at(first)),
+            stepTo=fmt_step(p.step_at(last)),
+            level=fmt(value),
+            **why[1],
         )
         out.append(
             p.anomaly(
@@ -111,7 +114,7 @@ def detect_plateaus(p: Prepared, lr: Schedule | None = None) -> list[Anomaly]:
                 last,
                 severity(length / max(min_points, 1), full=6.0),
                 message,
-                {"level": value, "points": length, **why[1]},
+                {"level": value, "points": length, **why[2]},
             )
         )
     return sorted(out, key=lambda x: x.start)
@@ -193,8 +196,11 @@ def _why_stuck(
     spread: float,
     noise: _Noise,
     jumps: np.ndarray,
-) -> tuple[str, dict[str, float]] | None:
+) -> tuple[str, dict[str, str], dict[str, float]] | None:
     """Why the flat coarse stretch a..e looks stuck, or None.
+
+    Returns:
+        (the reason's message variant, its parameters, the evidence).
 
     A noisy curve must show its variation collapse inside the stretch
     (against the stretches of the same length on either side); a smooth
@@ -215,7 +221,8 @@ def _why_stuck(
         if ratio > NOISE_COLLAPSE:
             return None
         return (
-            f"its variation falls to {ratio:.0%} of the usual",
+            "noiseFalls",
+            {"percent": f"{ratio:.0%}"},
             {"noiseRatio": ratio},
         )
     length = e - a + 1
@@ -225,7 +232,8 @@ def _why_stuck(
         sudden = float(jumps[e : stop - 1].max()) >= 0.5 * gain
         if gain >= max(6 * band, RESUME * spread) and not sudden:
             return (
-                "then improves again",
+                "improvesAgain",
+                {},
                 {"improvementAfter": gain / spread},
             )
     k = 3
@@ -239,7 +247,8 @@ def _why_stuck(
             and not sudden
         ):
             return (
-                "improvement stops at once",
+                "stopsAtOnce",
+                {},
                 {"improvementBefore": before / spread},
             )
     return None

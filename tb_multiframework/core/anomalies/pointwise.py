@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .base import MAX_PER_KIND, Anomaly, Prepared, fmt, fmt_step
+from .base import MAX_PER_KIND, Anomaly, Prepared, fmt, fmt_step, say
 from .robust import TINY, noise_sigma, robust_range, severity
 
 SPIKE_SIGMAS = 12.0  # a spike is this many local noise sigmas off the trend
@@ -46,17 +46,24 @@ def detect_nonfinite(p: Prepared) -> list[Anomaly]:
         ]
         s0, s1 = fmt_step(int(p.steps[start])), fmt_step(int(p.steps[end]))
         to_end = end == len(p.values) - 1 and count == end - start + 1
+        # The kinds (NaN, +Inf, -Inf) are symbols in every language; only
+        # the word joining two of them is not.
         if to_end and count > 1:
-            message = (
-                f"{' and '.join(names)} from step {s0} to the end "
-                f"({count:,} points)"
+            message = say(
+                f"anomaly.nonfinite.toEnd{_count_suffix(len(names))}",
+                **{f"kind{i + 1}": name for i, name in enumerate(names)},
+                step=s0,
+                count=f"{count:,}",
             )
         elif count == 1:
-            message = f"{names[0]} at step {s0}"
+            message = say("anomaly.nonfinite.one", kind1=names[0], step=s0)
         else:
-            message = (
-                f"{count:,} non-finite values ({', '.join(names)}) between "
-                f"steps {s0} and {s1}"
+            message = say(
+                "anomaly.nonfinite.range",
+                count=f"{count:,}",
+                kinds=", ".join(names),
+                stepFrom=s0,
+                stepTo=s1,
             )
         out.append(
             p.anomaly(
@@ -166,16 +173,16 @@ def detect_spikes(p: Prepared) -> list[Anomaly]:
     for peak, first, last, strength in sorted(candidates, key=lambda c: c[1]):
         width = last - first + 1
         z = abs(residual[peak]) / max(sigma[peak], TINY)
-        where = (
-            f"at step {fmt_step(p.step_at(peak))}"
-            if width == 1
-            else f"over steps {fmt_step(p.step_at(first))}–"
-            f"{fmt_step(p.step_at(last))}"
-        )
-        noise = f"{z:.0f}x the local noise" if z < 1e6 else "no noise"
-        message = (
-            f"{'' if width == 1 else f'{width}-point '}spike to "
-            f"{fmt(y[peak])} {where} (trend {fmt(base[peak])}, {noise})"
+        message = say(
+            f"anomaly.spike.{'point' if width == 1 else 'range'}"
+            f"{'' if z < 1e6 else '.noNoise'}",
+            width=width,
+            value=fmt(y[peak]),
+            step=fmt_step(p.step_at(peak)),
+            stepFrom=fmt_step(p.step_at(first)),
+            stepTo=fmt_step(p.step_at(last)),
+            trend=fmt(base[peak]),
+            sigmas=f"{z:.0f}" if z < 1e6 else "",
         )
         out.append(
             p.anomaly(
@@ -194,3 +201,8 @@ def detect_spikes(p: Prepared) -> list[Anomaly]:
             )
         )
     return out
+
+
+def _count_suffix(kinds: int) -> str:
+    """The message variant naming that many kinds of non-finite value."""
+    return "" if kinds == 1 else f".{kinds}"

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .base import Anomaly, Prepared, fmt, fmt_step
+from .base import Anomaly, Prepared, fmt, fmt_step, say
 from .robust import TINY, rolling_median, severity, trend_sigma
 
 MIN_RANK_POINTS = 20  # points each rank needs
@@ -58,9 +58,12 @@ def detect_rank_desync(
                     len(p) - 1,
                     len(p) - 1,
                     severity((high - lasts[k]) / (HUNG_FRACTION * span), 5.0),
-                    f"{names[i]} stops at step {fmt_step(p.step_at(len(p) - 1))}"
-                    f" while the other ranks go on to step "
-                    f"{fmt_step(int(others.max()))} (hung or crashed?)",
+                    say(
+                        "anomaly.rank.stops",
+                        rank=names[i],
+                        step=fmt_step(p.step_at(len(p) - 1)),
+                        others=fmt_step(int(others.max())),
+                    ),
                     {"lastStep": p.step_at(len(p) - 1), "groupLast": high},
                 )
             )
@@ -130,11 +133,12 @@ def detect_rank_desync(
         size = float(deviation[row, peak])
         limit = float(threshold[peak])
         typical = float(usual[peak])
-        message = (
-            f"{names[i]} moves away from the other ranks from step "
-            f"{fmt_step(p.step_at(first))}: {fmt(abs(size))} "
-            f"{'above' if size > 0 else 'below'} the others' median "
-            f"(usual spread {fmt(typical)})"
+        message = say(
+            f"anomaly.rank.{'above' if size > 0 else 'below'}",
+            rank=names[i],
+            step=fmt_step(p.step_at(first)),
+            size=fmt(abs(size)),
+            spread=fmt(typical),
         )
         out[i].append(
             p.anomaly(

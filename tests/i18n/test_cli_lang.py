@@ -1,0 +1,151 @@
+"""`tbmf` in Chinese: `--lang zh-CN`, or a `zh_*` locale, for its messages
+and the fixed texts of the report cards; the cards carry their language.
+
+Each case runs the real command in a subprocess with a controlled locale.
+Expected texts are read from the zh-CN catalog file with `json`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import DEMO_LOGS, ROOT
+
+ZH = json.loads(
+    (Path(ROOT) / "tb_multiframework/i18n/catalogs/zh-CN.json").read_text(
+        "utf-8"
+    )
+)
+PAIR = ("-a", "pytorch_sgd", "-b", "keras_fit", "--x", "epoch")
+
+
+def _tbmf(*args: str, locale: str | None) -> subprocess.CompletedProcess:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("LC_ALL", "LC_MESSAGES", "LANG")
+    }
+    if locale is not None:
+        env["LANG"] = locale
+    env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
+    return subprocess.run(
+        [sys.executable, "-m", "tb_multiframework.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=ROOT,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def _zh_title(candidate: str, baseline: str) -> str:
+    return (
+        ZH["report.md.title"]
+        .replace("{candidate}", f"`{candidate}`")
+        .replace("{baseline}", f"`{baseline}`")
+    )
+
+
+@pytest.mark.parametrize(
+    "how",
+    [("--lang", "zh-CN", None), ("", "", "zh_CN.UTF-8")],
+    ids=["option", "locale"],
+)
+def test_markdown_card_in_chinese(tmp_path, how):
+    option, value, locale = how
+    card = tmp_path / "card.md"
+    args = ["report", DEMO_LOGS, *PAIR, "--out", str(card)]
+    if option:
+        args += [option, value]
+    done = _tbmf(*args, locale=locale)
+    assert done.returncode == 0, done.stderr
+    lines = card.read_text("utf-8").split("\n")
+    assert lines[0] == _zh_title("keras_fit", "pytorch_sgd")
+    header = lines[2]
+    for key in (
+        "report.col.metric",
+        "report.col.candidate",
+        "report.col.change",
+    ):
+        assert f" {ZH[key]} " in header, header
+    (footer,) = [line for line in lines if line.startswith("<sub")]
+    assert footer.startswith('<sub lang="zh-CN">tbmf '), footer
+    assert ZH["report.md.footer"].split("{")[0].strip() in footer
+
+
+def test_an_english_locale_or_option_keeps_english(tmp_path):
+    card = tmp_path / "card.md"
+    # --lang en wins over a Chinese locale.
+    done = _tbmf(
+        "report",
+        DEMO_LOGS,
+        *PAIR,
+        "--out",
+        str(card),
+        "--lang",
+        "en",
+        locale="zh_CN.UTF-8",
+    )
+    assert done.returncode == 0, done.stderr
+    text = card.read_text("utf-8")
+    assert text.startswith("#### Training parity: `keras_fit` vs baseline")
+    assert "<sub>tbmf " in text and "lang=" not in text
+
+
+def test_html_report_carries_its_language(tmp_path):
+    page = tmp_path / "report.html"
+    done = _tbmf(
+        "--lang",
+        "zh-CN",
+        "report",
+        DEMO_LOGS,
+        *PAIR,
+        "--metric",
+        "loss/val",
+        "--out",
+        str(page),
+        locale=None,
+    )
+    assert done.returncode == 0, done.stderr
+    html = page.read_text("utf-8")
+    assert '<html lang="zh-CN">' in html
+    for key in (
+        "report.html.summary",
+        "report.html.config",
+        "report.html.runs",
+    ):
+        assert f"<h2>{ZH[key]}</h2>" in html, key
+    assert ZH["report.direction.min"] in html  # loss: lower is better
+    english = _tbmf(
+        "report",
+        DEMO_LOGS,
+        *PAIR,
+        "--metric",
+        "loss/val",
+        "--out",
+        str(tmp_path / "en.html"),
+        locale="en_US.UTF-8",
+    )
+    assert english.returncode == 0, english.stderr
+    assert '<html lang="en">' in (tmp_path / "en.html").read_text("utf-8")
+
+
+def test_usage_errors_in_chinese():
+    done = _tbmf("list", "/no/such/logdir", locale="zh_CN.UTF-8")
+    assert done.returncode == 2
+    prefix = ZH["cli.error"].split("{")[0]
+    assert done.stderr.startswith(prefix), done.stderr
+    # argparse's own errors get the same frame.
+    bad = _tbmf("list", DEMO_LOGS, "--lang", "fr", locale=None)
+    assert bad.returncode == 2
+    assert bad.stderr.startswith("tbmf: error: "), bad.stderr
+    zh_bad = _tbmf("list", DEMO_LOGS, "--sort", locale="zh_CN.UTF-8")
+    assert zh_bad.returncode == 2
+    assert zh_bad.stderr.startswith(ZH["cli.usageError"].split("{")[0])

@@ -1,0 +1,134 @@
+"""Server-made texts travel with their message ids (docs/api.md, Messages).
+
+Every id the server sends on the demo logs and the trainer logs (run
+warnings, histogram pair reasons, anomaly messages and causes) is in both
+catalogs, and the English text sent beside it is the catalog's English
+with the parameters sent (for anomalies and pair reasons, checked text for
+text; a warning's English keeps its plural forms, so for warnings the
+numbers sent are checked against the text instead). The anomaly detectors
+are also run on the labelled cases of bench/anomaly_cases.py, which make
+every kind of finding.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from tb_multiframework import i18n
+from tb_multiframework.core import anomalies
+from tests.conftest import DEMO_LOGS, ROOT, make_client
+
+BASE = "/data/plugin/tb_multiframework"
+TRAINERS = Path(ROOT) / "tests" / "data" / "trainers"
+LOGDIRS = [Path(DEMO_LOGS)] + sorted(
+    p for p in TRAINERS.iterdir() if p.is_dir() and p.name != "truth"
+)
+EN = i18n.catalog("en")
+ZH = i18n.catalog("zh-CN")
+
+
+def _get(client, route):
+    response = client.get(f"{BASE}/{route}")
+    assert response.status_code == 200, response.get_data(as_text=True)
+    return json.loads(response.get_data(as_text=True))
+
+
+def _check(message, english):
+    assert message is not None, f"no message id for {english!r}"
+    key, params = message["id"], message["params"]
+    assert key in EN and key in ZH, key
+    assert i18n.t(key, params) == english
+    assert "{" not in re.sub(r"\{[^a-zA-Z_]", "", i18n.t(key, params, lang="zh-CN")), key
+
+
+@pytest.mark.parametrize("logdir", LOGDIRS, ids=lambda p: p.name)
+def test_run_warnings_and_anomalies_carry_known_ids(logdir):
+    client, _ = make_client(str(logdir))
+    runs = _get(client, "runs")["runs"]
+    for run in runs:
+        assert len(run["warningMessages"]) == len(run["warnings"])
+        for text, message in zip(run["warnings"], run["warningMessages"]):
+            assert message is not None, f"{run['run']}: {text!r}"
+            assert message["id"] in EN and message["id"] in ZH
+            # The numbers sent are the warning's own.
+            for value in message["params"].values():
+                if isinstance(value, int):
+                    assert str(value) in text, (value, text)
+    found = _get(client, "anomalies")["anomalies"]
+    for a in found:
+        _check(a["i18n"]["message"], a["message"])
+        _check(a["i18n"]["cause"], a["cause"])
+
+
+def test_the_demo_has_a_warning_and_an_anomaly_to_check():
+    client, _ = make_client(str(DEMO_LOGS))
+    assert any(r["warnings"] for r in _get(client, "runs")["runs"])
+    assert _get(client, "anomalies")["anomalies"]
+
+
+def test_histogram_pair_reasons_carry_their_ids():
+    client, _ = make_client(str(DEMO_LOGS))
+    body = _get(
+        client, "histogram_pairs?runA=pytorch_sgd&runB=keras_fit%2Ftrain"
+    )
+    assert body["pairs"]
+    for pair in body["pairs"]:
+        assert len(pair["reasonMessages"]) == len(pair["reasons"])
+        for text, message in zip(pair["reasons"], pair["reasonMessages"]):
+            _check(message, text)
+
+
+def test_every_kind_of_finding_has_its_message():
+    sys.path.insert(0, str(Path(ROOT) / "bench"))
+    import anomaly_cases  # noqa: PLC0415
+
+    seen = set()
+    for case in anomaly_cases.make_cases(7, per_kind=4, clean=0):
+        for finding in _findings(case):
+            assert finding.message_id, finding
+            _check(
+                {"id": finding.message_id, "params": finding.message_params},
+                finding.message,
+            )
+            seen.add(finding.kind)
+    assert seen == set(anomaly_cases.ALL_KINDS)
+
+
+def _findings(case):
+    """The detectors over one case (as bench/anomaly_cases.detect_case)."""
+    lr = case.series.get(case.lr) if case.lr else None
+    lr_input = None if lr is None else (lr.steps, lr.values)
+    out = []
+    for curve in case.series.values():
+        if curve.role != "lr":
+            out += anomalies.detect_series(
+                curve.steps,
+                curve.values,
+                direction=curve.direction,
+                validation=curve.role == "val",
+                lr=lr_input,
+            )
+    if case.pair:
+        train, val = (case.series[k] for k in case.pair)
+        for axis in ("step", "epoch"):
+            on_train, on_val = anomalies.detect_pair(
+                (train.steps, train.values),
+                (val.steps, val.values),
+                direction=val.direction,
+                axis=axis,
+            )
+            out += on_train + on_val
+    if case.group:
+        members = [case.series[k] for k in case.group]
+        for items in anomalies.detect_group(
+            [(m.steps, m.values) for m in members],
+            names=list(case.group),
+            direction=members[0].direction,
+        ):
+            out += items
+    return out
