@@ -25,14 +25,17 @@ export const MARKER_MODES = Object.freeze({
 });
 
 /**
- * The markers a chart shows: the user's choice, else every finding on a
- * chart of a few runs and the hovered run's on a busier one.
+ * The markers a chart shows: the user's choice, else every finding, unless
+ * the chart draws many runs with many findings: then the hovered run's.
+ * (A few findings stay in view, and reachable from the keyboard.)
  * @param {'off' | 'hovered' | 'all' | null | undefined} chosen
  * @param {number} runs runs the chart draws
+ * @param {number} findings findings on the chart's series
  * @returns {'off' | 'hovered' | 'all'}
  */
-export function markerMode(chosen, runs) {
-  return chosen ?? (runs > MARKERS_ALL_UP_TO ? "hovered" : "all");
+export function markerMode(chosen, runs, findings) {
+  const busy = runs > MARKERS_ALL_UP_TO && findings > DENSE_MARKERS;
+  return chosen ?? (busy ? "hovered" : "all");
 }
 
 /**
@@ -127,7 +130,11 @@ export class AnomalyLayer {
         .filter((s) => !s.excluded && !(/** @type {any} */ (s).superseded))
         .map((s) => s.run),
     );
-    return markerMode(this._panel.options.anomalyMarkers, runs.size);
+    return markerMode(
+      this._panel.options.anomalyMarkers,
+      runs.size,
+      this._all.length,
+    );
   }
 
   _refresh() {

@@ -195,12 +195,7 @@ class CompareView {
     this.metricPicker.followChoice({ metric: s.metric, tag: s.tag });
     this.runPicker.render();
     this.metricPicker.render();
-    this.toolbar.render(
-      s,
-      this._baselineCandidates(s, selected),
-      this._groups,
-      selected.length,
-    );
+    this.toolbar.render(s, this._baselineCandidates(s, selected), this._groups);
     this.selectedRuns.render();
 
     if (catalog.pending) return;

@@ -10,7 +10,6 @@ import {
   DENSE_MARKERS,
   MARKER_MODES,
   MARKERS_ALL_UP_TO,
-  markerMode,
 } from "../../anomalylayer.js";
 import { markInput } from "../../perf.js";
 import {
@@ -182,9 +181,10 @@ export class CompareToolbar {
       className: "tbmf-cmp-select",
       title:
         "Anomaly markers on the chart: off, the hovered run's, or all. " +
-        `Default: all up to ${MARKERS_ALL_UP_TO} runs, else the hovered ` +
-        `run's; more than ${DENSE_MARKERS} in view are summarised, one band ` +
-        "per run and kind. Click a marker for what was found.",
+        `Auto: all, or the hovered run's once the chart draws more than ` +
+        `${MARKERS_ALL_UP_TO} runs with more than ${DENSE_MARKERS} ` +
+        `findings; more than ${DENSE_MARKERS} in view are summarised, one ` +
+        "mark per run and kind. Click a marker for what was found.",
       attrs: { "aria-label": "Anomaly markers" },
       dataset: { control: "anomaly-markers" },
       on: {
@@ -444,9 +444,8 @@ export class CompareToolbar {
    * @param {string[]} candidates runs that may serve as baseline
    * @param {string[]} groups groups of the last grouped answer (baseline
    *     group choices)
-   * @param {number} [drawn] runs the chart draws (the markers' default)
    */
-  render(s, candidates, groups, drawn = 0) {
+  render(s, candidates, groups) {
     this.groupControls.render(groups);
     for (const button of this._axisButtons) {
       const on = button.dataset.axis === s.axis;
@@ -467,7 +466,7 @@ export class CompareToolbar {
     this._logY.setAttribute("aria-pressed", String(s.logY));
     this._outliers.classList.toggle("is-on", s.ignoreOutliers);
     this._outliers.setAttribute("aria-pressed", String(s.ignoreOutliers));
-    const auto = `anomalies: auto (${MARKER_MODES[markerMode(null, drawn)]})`;
+    const auto = "anomalies: auto";
     if (this._markers.options[0]?.text !== auto) {
       this._markers.replaceChildren(
         h("option", { text: auto, attrs: { value: "" } }),
