@@ -6,23 +6,20 @@
 //   const store = anomalyStore(ctx);          // one per app
 //   store.subscribe(() => rerender());        // an answer arrived
 //   store.forRun("pytorch_sgd");              // step-axis findings
-//   const layer = new AnomalyLayer(panel);    // in a comparison chart
+//   const layer = new AnomalyLayer(panel);    // anomalylayer.js: markers
 //   layer.update(scalarsResponse); layer.draw(uplot); layer.destroy();
 //
 // The store asks the server once per data version and axis (the server
 // keeps every series' result, so a live logdir costs only what changed).
 
-import { ensureStylesheet, h, setChildren } from "./dom.js";
-import { formatValue, plural } from "./format.js";
+import { ensureStylesheet, h } from "./dom.js";
+import { plural } from "./format.js";
 import { fetchJson } from "./model.js";
-import { runColor } from "./colors.js";
 
 ensureStylesheet(new URL("./anomalies.css", import.meta.url));
 
 /** State key of the Runs view's "runs with anomalies" filter. */
 export const KEY_ANOMALY_FILTER = "an";
-/** Narrowest marked range on a chart, CSS pixels (a one-step spike). */
-const MIN_BAND_PX = 6;
 
 /** What each kind is called on screen. */
 export const KIND_LABELS = Object.freeze({
@@ -251,195 +248,4 @@ export function anomalyFilterButton(ctx) {
 export function passesAnomalyFilter(ctx, run) {
   if (ctx.state.get(KEY_ANOMALY_FILTER) !== "1") return true;
   return (anomalyStore(ctx).answer()?.counts?.[run] ?? 0) > 0;
-}
-
-/**
- * Marks a comparison chart's flagged ranges: a shaded band over the
- * range and a chip at its top whose hover (or focus) card gives the
- * message and the usual cause. Lives in the chart's plot overlay; the
- * chart calls `draw` after every redraw (zoom, resize, new data).
- */
-export class AnomalyLayer {
-  /**
-   * @param {import("./views/compare/panel.js").ComparisonChart} panel
-   */
-  constructor(panel) {
-    this._panel = panel;
-    this._store = anomalyStore(panel.ctx);
-    /** @type {import("./views/compare/series.js").ScalarsResponse | null} */
-    this._response = null;
-    /** @type {Finding[]} */
-    this._findings = [];
-    /** @type {string | null} */
-    this._axis = null;
-    this._card = h("div", {
-      className: "tbmf-anomaly-card",
-      attrs: { role: "tooltip", hidden: true },
-    });
-    /** @type {HTMLElement | null} */
-    this._host = null;
-    this._unsubscribe = this._store.subscribe(() => this._refresh());
-  }
-
-  destroy() {
-    this._unsubscribe();
-    this._host?.remove();
-    this._card.remove();
-  }
-
-  /**
-   * New data drawn: find the findings of its series on its axis.
-   * @param {import("./views/compare/series.js").ScalarsResponse} response
-   */
-  update(response) {
-    this._response = response;
-    this._axis = response.x;
-    void this._store.load(response.x);
-    this._refresh();
-  }
-
-  _refresh() {
-    const response = this._response;
-    if (!response || !this._axis) return;
-    const answer = this._store.answer(this._axis);
-    const shown = new Set(
-      (response.series ?? [])
-        .filter((s) => !s.excluded)
-        .map((s) => `${s.run}\u0000${s.tag}`),
-    );
-    this._findings = (answer?.anomalies ?? []).filter(
-      (f) => f.x && shown.has(`${f.run}\u0000${f.tag}`),
-    );
-    const element = this._panel.element;
-    element.dataset.anomalies = String(this._findings.length);
-    const u = this._panel.mainChart?.uplot;
-    if (u) this.draw(u);
-  }
-
-  /**
-   * Places the bands over the plot (called from the chart's draw hook).
-   * @param {import("./vendor/uplot/uPlot.esm.js").default} u
-   */
-  draw(u) {
-    const over = /** @type {HTMLElement} */ (u.over);
-    if (!this._host || this._host.parentElement !== over) {
-      this._host?.remove();
-      this._host = h("div", { className: "tbmf-anomaly-layer" });
-      over.appendChild(this._host);
-      (over.closest(".tbmf-chart") ?? over).appendChild(this._card);
-    }
-    const scale = u.scales.x;
-    const width = over.clientWidth;
-    const items = [];
-    for (const finding of this._findings) {
-      const [x0, x1] = /** @type {[number, number]} */ (finding.x);
-      if (scale.min == null || scale.max == null) break;
-      if (x1 < scale.min || x0 > scale.max) continue;
-      let left = u.valToPos(Math.max(x0, scale.min), "x");
-      let right = u.valToPos(Math.min(x1, scale.max), "x");
-      if (right - left < MIN_BAND_PX) {
-        const middle = (left + right) / 2;
-        left = middle - MIN_BAND_PX / 2;
-        right = middle + MIN_BAND_PX / 2;
-      }
-      left = Math.max(0, left);
-      right = Math.min(width, right);
-      items.push(this._band(finding, left, right));
-    }
-    setChildren(this._host, items);
-  }
-
-  /**
-   * @param {Finding} finding
-   * @param {number} left CSS pixels in the plot
-   * @param {number} right
-   * @returns {HTMLElement}
-   */
-  _band(finding, left, right) {
-    const color = runColor(this._panel.ctx.catalog, finding.run);
-    const label = KIND_LABELS[finding.kind] ?? finding.kind;
-    const chip = h("button", {
-      className: "tbmf-anomaly-chip",
-      text: "!",
-      title: "",
-      attrs: {
-        type: "button",
-        "aria-label": `${label} in ${finding.run} · ${finding.tag}: ${finding.message}`,
-      },
-      style: { "--run": color },
-      on: {
-        mouseenter: () => this._showCard(finding, chip),
-        focus: () => this._showCard(finding, chip),
-        mouseleave: () => this._hideCard(),
-        blur: () => this._hideCard(),
-      },
-    });
-    return h(
-      "div",
-      {
-        className: "tbmf-anomaly-band",
-        dataset: {
-          kind: finding.kind,
-          run: finding.run,
-          tag: finding.tag,
-          step: String(finding.step),
-          endStep: String(finding.endStep),
-        },
-        style: {
-          left: `${left}px`,
-          width: `${Math.max(1, right - left)}px`,
-          "--run": color,
-          "--strength": String(0.35 + 0.65 * (finding.severity ?? 0.5)),
-        },
-      },
-      chip,
-    );
-  }
-
-  /**
-   * @param {Finding} finding
-   * @param {HTMLElement} chip
-   */
-  _showCard(finding, chip) {
-    const label = KIND_LABELS[finding.kind] ?? finding.kind;
-    const steps =
-      finding.step === finding.endStep
-        ? `step ${formatValue(finding.step)}`
-        : `steps ${formatValue(finding.step)}–${formatValue(finding.endStep)}`;
-    setChildren(
-      this._card,
-      h(
-        "div",
-        { className: "tbmf-anomaly-card__head" },
-        h("span", { className: "tbmf-anomaly-card__kind", text: label }),
-        h("span", { className: "tbmf-muted", text: steps }),
-      ),
-      h("div", {
-        className: "tbmf-anomaly-card__series",
-        text: `${finding.run} · ${finding.tag}`,
-      }),
-      h("div", {
-        className: "tbmf-anomaly-card__message",
-        text: finding.message,
-      }),
-      h("div", {
-        className: "tbmf-anomaly-card__cause",
-        text: `Usual cause: ${finding.cause}`,
-      }),
-    );
-    this._card.hidden = false;
-    const parent = /** @type {HTMLElement} */ (this._card.parentElement);
-    const box = parent.getBoundingClientRect();
-    const at = chip.getBoundingClientRect();
-    const cardWidth = this._card.offsetWidth;
-    let left = at.left - box.left + at.width / 2 - cardWidth / 2;
-    left = Math.max(0, Math.min(left, box.width - cardWidth));
-    this._card.style.transform = `translate(${Math.round(left)}px, ${Math.round(
-      at.bottom - box.top + 6,
-    )}px)`;
-  }
-
-  _hideCard() {
-    this._card.hidden = true;
-  }
 }

@@ -3,6 +3,7 @@
 
 import { bindColorScope } from "./colors.js";
 import { ensureStylesheet, h, icon } from "./dom.js";
+import { RUN_FILTER_KEYS, runsOnScreen } from "./filter.js";
 import {
   chooseLanguage,
   chosenLanguage,
@@ -109,8 +110,15 @@ export class App {
     this.theme = new Theme();
     this.state = state;
     this.catalog = new Catalog();
-    // Run colours follow the runs on screen (the selection) and the pins.
-    bindColorScope(this.state, this.catalog);
+    // Run colours follow the runs on screen (the selection, narrowed by the
+    // run filter when it narrows the charts) and the pins.
+    bindColorScope(this.state, this.catalog, {
+      runs: () => runsOnScreen(this.state, this.catalog.runs),
+      signature: () =>
+        this.state.get(RUN_FILTER_KEYS.narrow) === "1"
+          ? this.state.get(RUN_FILTER_KEYS.query)
+          : "",
+    });
     /** @type {(() => void) | null} */
     this._unmountView = null;
     /** @type {string | null} */

@@ -1,5 +1,6 @@
 // Colours shared by every view: framework badges and the runs' colours.
 
+import { deltaE2000, hexToLab } from "./colordistance.js";
 import { decodeList, encodeList } from "./state.js";
 
 /** @typedef {'pytorch' | 'tensorflow' | 'paddle' | 'unknown'} Framework */
@@ -126,18 +127,41 @@ export function withAlpha(hex, alpha) {
 
 // Colours of the runs on screen.
 //
-// The runs on screen (the selection, or every run when nothing is chosen)
-// take RUN_PALETTE in run-name order, then the same colours dashed, so no
-// two of them look alike until 96 runs; a colour the user pinned is theirs
-// and is skipped for the others. `colorFor(run)` is the one function views
-// call; with `{group}` (or a grouping set with `colorScope.setGroupOf`) the
-// members of a group share its style. The app shell binds the scope to the
-// URL state and the catalog once (`colorScope.bind`), so every view, chart
-// and list agrees. A run off screen keeps a colour hashed from its name.
+// The runs on screen are those the charts draw (the selection, narrowed by
+// the run filter when "matching runs only" is on; every run when nothing is
+// chosen). A run keeps the style it was first drawn with for the session:
+// its slot (palette colour and dash) is remembered in the URL state (`rst`),
+// so selecting other runs never recolours it and a link shows the same
+// colours. A run new to the screen takes the style that stands out most
+// from those drawn (CIEDE2000, colordistance.js), solid before dashed. A
+// remembered style is given up only when it would be drawn next to a
+// near-identical one (closer than CLOSE_DE) and a clearly better one is free.
+// A colour the user pinned (`rc`) is theirs and wins. `colorFor(run)` is the
+// one function views call; with `{group}` (or a grouping set with
+// `colorScope.setGroupOf`) the members of a group share its style. The app
+// shell binds the scope to the URL state and the catalog once
+// (`colorScope.bind`), so every view, chart and list agrees. A run off
+// screen keeps a colour hashed from its name.
 
 /** State key of the pinned colours: `run=#rrggbb` items, encodeList'ed. */
 export const PINNED_COLORS_KEY = "rc";
+/** State key of the session's styles: `key=slot` items, oldest first. */
+export const ASSIGNED_COLORS_KEY = "rst";
 const HEX_COLOR = /^#[0-9a-f]{6}$/i;
+
+/** Styles: palette colour `slot % 24`, dash `floor(slot / 24)`. */
+const SLOTS = RUN_PALETTE.length * RUN_DASHES.length;
+const PALETTE_LAB = RUN_PALETTE.map(hexToLab);
+const PALETTE_DE = PALETTE_LAB.map((a) => PALETTE_LAB.map((b) => deltaE2000(a, b)));
+/** Closer than this (CIEDE2000) two thin lines are easily confused: the
+ * palette's #ee6677 and #f83e45 are 10.4 apart. */
+export const CLOSE_DE = 15;
+const CLEAR_DE = 30; // farther: clearly apart, no need to look further
+const DASH_DE = 10; // a dashed line next to a solid one of the same colour
+const DASH_COST = 15; // a dash is harder to read: solid first
+const TAKEN_COST = 5; // a slot another run of the session holds
+const MAX_REMEMBERED = 400; // keys kept in `rst`
+const MAX_REMEMBERED_CHARS = 7000; // of the state value (8000 at most)
 
 /**
  * @typedef {Object} RunStyle
@@ -148,39 +172,163 @@ const HEX_COLOR = /^#[0-9a-f]{6}$/i;
  * @property {() => string} signature changes whenever keys or pins change
  * @property {() => string[]} runs the runs on screen
  * @property {() => Map<string, string>} pins key -> pinned `#rrggbb`
+ * @property {() => string} assigned the remembered slots (`rst` value)
+ * @property {(text: string) => void} remember stores new slots
+ *
+ * @typedef {{color: number, lab: number[], dash: number}} Drawn a style
+ *     on screen (`color`: its palette index, -1 for a pinned colour)
  */
 
 /**
- * Styles for keys on screen: palette order by key, pinned colours kept.
+ * @param {number} slot
+ * @returns {RunStyle}
+ */
+function slotStyle(slot) {
+  return {
+    color: RUN_PALETTE[slot % RUN_PALETTE.length],
+    dash: RUN_DASHES[Math.floor(slot / RUN_PALETTE.length) % RUN_DASHES.length],
+  };
+}
+
+/**
+ * How far a slot's style is from the nearest style drawn (Infinity: none).
+ * @param {number} slot
+ * @param {Drawn[]} drawn
+ * @returns {number}
+ */
+function nearest(slot, drawn) {
+  const color = slot % RUN_PALETTE.length;
+  const dash = Math.floor(slot / RUN_PALETTE.length);
+  const table = PALETTE_DE[color];
+  let best = Infinity;
+  for (const d of drawn) {
+    const apart =
+      (d.color >= 0 ? table[d.color] : deltaE2000(PALETTE_LAB[color], d.lab)) +
+      (d.dash === dash ? 0 : DASH_DE);
+    if (apart < best) best = apart;
+  }
+  return best;
+}
+
+/**
+ * The free slot that stands out most from the styles drawn: solid before
+ * dashed, a slot no other run of the session holds before one it does.
+ * @param {Drawn[]} drawn
+ * @param {Set<number>} used slots on screen
+ * @param {Set<number>} taken slots of the session's other runs
+ * @returns {{slot: number, apart: number}}
+ */
+function bestSlot(drawn, used, taken) {
+  let best = { slot: 0, apart: -Infinity, score: -Infinity };
+  const everyUsed = used.size >= SLOTS;
+  for (let slot = 0; slot < SLOTS; slot++) {
+    if (used.has(slot) && !everyUsed) continue;
+    const apart = nearest(slot, drawn);
+    const score =
+      Math.min(apart, CLEAR_DE) -
+      Math.floor(slot / RUN_PALETTE.length) * DASH_COST -
+      (taken.has(slot) ? TAKEN_COST : 0);
+    if (score > best.score) best = { slot, apart, score };
+  }
+  return best;
+}
+
+/**
+ * Styles for the keys on screen: pins first, then each remembered slot
+ * (oldest first) unless it is near-identical to one already drawn and a
+ * clearly better slot is free, then the new keys (by name), each the slot
+ * that stands out most.
  * @param {string[]} keys
  * @param {Map<string, string>} [pins]
- * @returns {Map<string, RunStyle>}
+ * @param {Map<string, number>} [remembered] key -> slot, oldest first
+ * @returns {{styles: Map<string, RunStyle>, slots: Map<string, number>}}
+ *     the styles, and the session's slots after this assignment
  */
-export function assignStyles(keys, pins = new Map()) {
-  const sorted = [...new Set(keys)].sort();
+export function assignStyles(keys, pins = new Map(), remembered = new Map()) {
+  const onScreen = [...new Set(keys)].sort();
+  const shown = new Set(onScreen);
   /** @type {Map<string, RunStyle>} */
   const styles = new Map();
-  const pinnedHexes = new Set();
-  for (const key of sorted) {
+  /** @type {Drawn[]} */
+  const drawn = [];
+  /** @type {Set<number>} */
+  const used = new Set();
+  const slots = new Map(remembered);
+  const taken = new Set(
+    [...remembered].filter(([key]) => !shown.has(key)).map(([, s]) => s),
+  );
+  for (const key of onScreen) {
     const pinned = pins.get(key);
-    if (pinned) {
-      styles.set(key, { color: pinned, dash: null });
-      pinnedHexes.add(pinned.toLowerCase());
+    if (!pinned) continue;
+    styles.set(key, { color: pinned, dash: null });
+    drawn.push({ color: -1, lab: hexToLab(pinned), dash: 0 });
+  }
+  const place = (/** @type {string} */ key, /** @type {number} */ slot) => {
+    styles.set(key, slotStyle(slot));
+    const color = slot % RUN_PALETTE.length;
+    drawn.push({
+      color,
+      lab: PALETTE_LAB[color],
+      dash: Math.floor(slot / RUN_PALETTE.length),
+    });
+    used.add(slot);
+  };
+  for (const [key, slot] of remembered) {
+    if (!shown.has(key) || styles.has(key)) continue;
+    const apart = used.has(slot) ? 0 : nearest(slot, drawn);
+    if (apart < CLOSE_DE) {
+      const better = bestSlot(drawn, used, taken);
+      if (better.apart > apart && (better.apart >= CLOSE_DE || apart === 0)) {
+        slots.delete(key);
+        slots.set(key, better.slot);
+        place(key, better.slot);
+        continue;
+      }
+    }
+    place(key, slot);
+  }
+  for (const key of onScreen) {
+    if (styles.has(key)) continue;
+    const { slot } = bestSlot(drawn, used, taken);
+    slots.set(key, slot);
+    place(key, slot);
+  }
+  return { styles, slots };
+}
+
+/**
+ * Remembered slots from the state value; malformed items are ignored.
+ * @param {string} value `key=slot` items, encodeList'ed
+ * @returns {Map<string, number>}
+ */
+export function parseAssigned(value) {
+  /** @type {Map<string, number>} */
+  const slots = new Map();
+  for (const item of decodeList(value)) {
+    const at = item.lastIndexOf("=");
+    const slot = Number(item.slice(at + 1));
+    if (at > 0 && Number.isInteger(slot) && slot >= 0 && slot < SLOTS) {
+      slots.set(item.slice(0, at), slot);
     }
   }
-  const free = RUN_PALETTE.filter((c) => !pinnedHexes.has(c.toLowerCase()));
-  const colors = free.length ? free : RUN_PALETTE;
-  let next = 0;
-  for (const key of sorted) {
-    if (styles.has(key)) continue;
-    const round = Math.floor(next / colors.length);
-    styles.set(key, {
-      color: colors[next % colors.length],
-      dash: RUN_DASHES[round % RUN_DASHES.length],
-    });
-    next++;
+  return slots;
+}
+
+/**
+ * The state value of the session's slots, oldest first; the oldest keys
+ * off screen are forgotten first when there are too many.
+ * @param {Map<string, number>} slots
+ * @param {Set<string>} onScreen
+ * @returns {string}
+ */
+export function formatAssigned(slots, onScreen) {
+  const items = [...slots];
+  const size = () => items.reduce((n, [k]) => n + k.length + 4, 0);
+  while (items.length > MAX_REMEMBERED || size() > MAX_REMEMBERED_CHARS) {
+    const off = items.findIndex(([key]) => !onScreen.has(key));
+    items.splice(off >= 0 ? off : 0, 1);
   }
-  return styles;
+  return encodeList(items.map(([key, slot]) => `${key}=${slot}`));
 }
 
 export class ColorScope {
@@ -192,6 +340,9 @@ export class ColorScope {
     /** @type {{signature: string, styles: Map<string, RunStyle>} | null} */
     this._memo = null;
     this._groupVersion = 0;
+    /** The session's slots (key -> slot), as last read or written. */
+    this._slots = new Map();
+    this._slotsText = "";
   }
 
   /**
@@ -221,7 +372,20 @@ export class ColorScope {
     const signature = `${this._groupVersion}\n${source.signature()}`;
     if (this._memo?.signature !== signature) {
       const keys = source.runs().map((run) => this._keyOf(run));
-      this._memo = { signature, styles: assignStyles(keys, source.pins()) };
+      const text = source.assigned();
+      if (text !== this._slotsText) {
+        // A pasted link, back/forward: the URL's slots win.
+        this._slots = parseAssigned(text);
+        this._slotsText = text;
+      }
+      const found = assignStyles(keys, source.pins(), this._slots);
+      this._memo = { signature, styles: found.styles };
+      const written = formatAssigned(found.slots, new Set(keys));
+      if (written !== this._slotsText) {
+        this._slots = parseAssigned(written);
+        this._slotsText = written;
+        source.remember(written);
+      }
     }
     return this._memo.styles;
   }
@@ -314,18 +478,32 @@ export function formatPinnedColors(pins) {
 
 /**
  * Binds `colorScope` to the app's state and catalog: the runs on screen are
- * the selected ones; pins live in the URL (`rc`), so links keep them.
+ * the selected ones (or those `onScreen` says); pins (`rc`) and the
+ * remembered styles (`rst`) live in the URL, so links keep them.
  * @param {import("./state.js").AppState} state
  * @param {import("./model.js").Catalog} catalog
+ * @param {{runs: () => string[], signature: () => string}} [onScreen] the
+ *     runs drawn, and a text that changes whenever they may (the app shell
+ *     passes the run filter's `runsOnScreen`)
  */
-export function bindColorScope(state, catalog) {
+export function bindColorScope(state, catalog, onScreen) {
   colorScope.bind({
     signature: () =>
-      `${state.has("sel") ? state.get("sel") : "*"}\n${state.get(
-        PINNED_COLORS_KEY,
-      )}\n${catalog.runs.length}:${catalog.payload?.dataVersion ?? ""}`,
-    runs: () => state.selectedRuns(catalog.runs.map((r) => r.run)),
+      [
+        state.has("sel") ? state.get("sel") : "*",
+        state.get(PINNED_COLORS_KEY),
+        state.get(ASSIGNED_COLORS_KEY),
+        onScreen?.signature() ?? "",
+        `${catalog.runs.length}:${catalog.payload?.dataVersion ?? ""}`,
+      ].join("\n"),
+    runs: () =>
+      onScreen?.runs() ?? state.selectedRuns(catalog.runs.map((r) => r.run)),
     pins: () => parsePinnedColors(state.get(PINNED_COLORS_KEY)),
+    assigned: () => state.get(ASSIGNED_COLORS_KEY),
+    // Only recorded (for links and reloads): the styles drawn already
+    // follow it, so no view needs to hear of it.
+    remember: (text) =>
+      state.update({ [ASSIGNED_COLORS_KEY]: text || null }, { notify: false }),
   });
 }
 
@@ -350,7 +528,7 @@ export function pinColor(state, run, color) {
  */
 export function assignRunColors(runs) {
   return new Map(
-    [...assignStyles(runs)].map(([run, style]) => [run, style.color]),
+    [...assignStyles(runs).styles].map(([run, style]) => [run, style.color]),
   );
 }
 

@@ -9,40 +9,93 @@ const DECIMAL = new Intl.NumberFormat("en-US", {
 const MISSING = "—";
 
 /**
- * @param {number | null | undefined} value
+ * An integer with every digit: `20,240,611`, `9,223,372,036,854,775,807`
+ * (a BigInt: `parseJson` keeps integers beyond 2^53 exact). A number
+ * beyond 2^53 may have lost digits on its way here: it is written in
+ * engineering notation after `≈`, never with digits it may not have.
+ * @param {number | bigint | null | undefined} value
  * @returns {string} e.g. `1,000,000`, or `—` when missing
  */
 export function formatInt(value) {
-  return value == null || !Number.isFinite(value)
-    ? MISSING
-    : INTEGER.format(value);
+  if (typeof value === "bigint") return INTEGER.format(value);
+  if (value == null || !Number.isFinite(value)) return MISSING;
+  if (Math.abs(value) > Number.MAX_SAFE_INTEGER) {
+    return `≈${formatEngineering(value, 16, { trim: true })}`;
+  }
+  return INTEGER.format(value);
 }
 
 /**
- * A chart value: five significant digits, exponent for very small or large
- * magnitudes, and the server's strings for NaN and infinities kept as is.
- * @param {number | string | null | undefined} value
+ * Engineering notation: a mantissa in [1, 1000) and an exponent that is a
+ * multiple of 3, with `digits` significant digits, zeros included, so the
+ * precision shows: `12.346e3`, `-1.5000e-6`, `1.0000e9`.
+ * @param {number} value finite
+ * @param {number} [digits]
+ * @param {{trim?: boolean}} [options] drop trailing zeros after the point
+ * @returns {string}
+ */
+export function formatEngineering(value, digits = 5, { trim = false } = {}) {
+  if (value === 0) return "0";
+  const [mantissa, exponentText] = value.toExponential(digits - 1).split("e");
+  const exponent = Number(exponentText);
+  const engineering = Math.floor(exponent / 3) * 3;
+  const sign = mantissa.startsWith("-") ? "-" : "";
+  const figures = mantissa.replace(/^-/, "").replace(".", "");
+  const point = 1 + exponent - engineering;
+  const whole = figures.slice(0, point).padEnd(point, "0");
+  const rest = figures.slice(point);
+  const fraction = trim ? rest.replace(/0+$/, "") : rest;
+  const text = fraction ? `${whole}.${fraction}` : whole;
+  return engineering === 0
+    ? `${sign}${text}`
+    : `${sign}${text}e${engineering}`;
+}
+
+/**
+ * A value: integers with every digit (`20,240,611`, never `20,241,000`);
+ * other numbers with five significant digits, in engineering notation
+ * (`12.346e3`) once rounding would reach the units or below 1e-4, so a
+ * rounded number never reads as exact digits; the server's strings for
+ * NaN and infinities kept as is.
+ * @param {number | bigint | string | null | undefined} value
  * @returns {string}
  */
 export function formatValue(value) {
   if (value == null) return MISSING;
   if (typeof value === "string") return value;
+  if (typeof value === "bigint") return formatInt(value);
   if (!Number.isFinite(value)) return String(value);
+  if (Number.isInteger(value)) return formatInt(value);
   const magnitude = Math.abs(value);
-  if (magnitude !== 0 && (magnitude < 1e-4 || magnitude >= 1e9)) {
-    return value.toExponential(3);
+  if (magnitude < 1e-4 || magnitude >= 1e4) {
+    return formatEngineering(value);
   }
   return DECIMAL.format(value);
 }
 
 /**
- * @param {number | null | undefined} first
- * @param {number | null | undefined} last
+ * A position with its unit: `step 350`, `epoch 8`, `epoch 2.5`.
+ * @param {string} unit `step`, `epoch`, ...
+ * @param {number | bigint | null | undefined} value
+ * @returns {string}
+ */
+export function formatPosition(unit, value) {
+  if (value == null) return MISSING;
+  const text =
+    typeof value === "number" && !Number.isInteger(value)
+      ? formatValue(Number(value.toPrecision(4)))
+      : formatInt(value);
+  return `${unit} ${text}`;
+}
+
+/**
+ * @param {number | bigint | null | undefined} first
+ * @param {number | bigint | null | undefined} last
  * @returns {string} e.g. `0–400`
  */
 export function formatSteps(first, last) {
   if (first == null || last == null) return MISSING;
-  if (first === last) return formatInt(first);
+  if (first == last) return formatInt(first); // a BigInt equals its number
   return `${formatInt(first)}–${formatInt(last)}`;
 }
 

@@ -18,8 +18,9 @@
  * @property {Record<string, string[]>} [otherTags] plugin name → tags
  * @property {number} numPoints scalar points read
  * @property {number} numHistograms
- * @property {number | null} firstStep
- * @property {number | null} lastStep
+ * @property {boolean} [hasEpochAxis] its steps can be placed on epochs
+ * @property {number | bigint | null} firstStep a BigInt beyond 2^53
+ * @property {number | bigint | null} lastStep
  * @property {number | null} startTime epoch seconds
  * @property {number | null} endTime epoch seconds
  * @property {string | null} epochSource
@@ -155,7 +156,7 @@ export async function fetchJson(route, params = {}, options = {}) {
   /** @type {any} */
   let data = null;
   try {
-    data = text ? JSON.parse(text) : null;
+    data = text ? parseJson(text) : null;
   } catch {
     data = null;
   }
@@ -176,6 +177,35 @@ export async function fetchJson(route, params = {}, options = {}) {
     });
   }
   return data;
+}
+
+/** Digits enough to be beyond 2^53 (9,007,199,254,740,992: 16 digits). */
+const LONG_INTEGER = /\d{16}/;
+
+/**
+ * JSON text parsed with every integer exact: an integer beyond 2^53
+ * (a step up to 2^63 − 1, a seed) becomes a BigInt of its digits instead
+ * of the nearest double (JSON.parse would turn 2^53 + 1 into 2^53).
+ * Texts without 16 digits in a row are parsed as they are.
+ * @param {string} text
+ * @returns {any}
+ */
+export function parseJson(text) {
+  if (!LONG_INTEGER.test(text)) return JSON.parse(text);
+  return JSON.parse(
+    text,
+    (
+      /** @type {string} */ _key,
+      /** @type {unknown} */ value,
+      /** @type {{source?: string}} */ context,
+    ) =>
+      typeof value === "number" &&
+      !Number.isSafeInteger(value) &&
+      context?.source !== undefined &&
+      /^-?\d+$/.test(context.source)
+        ? BigInt(context.source)
+        : value,
+  );
 }
 
 /**
@@ -470,6 +500,7 @@ const DTYPES = Object.freeze({
   f4: Float32Array,
   f8: Float64Array,
   i4: Int32Array,
+  i8: BigInt64Array,
 });
 
 /**
@@ -521,9 +552,9 @@ export function decodeScalars(payload) {
 }
 
 /**
- * @param {string} dtype `f4`, `f8` or `i4`
+ * @param {string} dtype `f4`, `f8`, `i4` or `i8`
  * @param {string} b64 base64 of the little-endian values
- * @returns {Float32Array | Float64Array | Int32Array}
+ * @returns {Float32Array | Float64Array | Int32Array | BigInt64Array}
  */
 function decodeArray(dtype, b64) {
   const Type = DTYPES[/** @type {keyof typeof DTYPES} */ (dtype)];

@@ -162,14 +162,17 @@ export class AppState {
    * Sets keys; `null`, `undefined` or `""` removes a key. Listeners hear the
    * keys that really changed, once a call.
    * @param {Record<string, string | null | undefined>} patch
+   * @param {{notify?: boolean}} [options] `notify: false` only records the
+   *     values in the URLs (bookkeeping no view draws from, such as the
+   *     remembered run colours): no listener runs
    */
-  update(patch) {
+  update(patch, { notify = true } = {}) {
     const next = new Map(this._values);
     for (const [key, value] of Object.entries(patch)) {
       if (value == null || value === "") next.delete(key);
       else next.set(key, String(value).slice(0, MAX_VALUE_LENGTH));
     }
-    this._adopt(next, { write: true });
+    this._adopt(next, { write: true, notify });
   }
 
   /**
@@ -275,9 +278,9 @@ export class AppState {
   /**
    * Replaces the values, writes the URLs when asked, notifies on change.
    * @param {Map<string, string>} next
-   * @param {{write?: boolean}} [options]
+   * @param {{write?: boolean, notify?: boolean}} [options]
    */
-  _adopt(next, { write = false } = {}) {
+  _adopt(next, { write = false, notify = true } = {}) {
     /** @type {Set<string>} */
     const changed = new Set();
     for (const key of new Set([...this._values.keys(), ...next.keys()])) {
@@ -285,7 +288,7 @@ export class AppState {
     }
     this._values = next;
     if (write || changed.size > 0) this._write();
-    if (changed.size === 0) return;
+    if (changed.size === 0 || !notify) return;
     for (const listener of [...this._listeners]) listener(changed, this);
   }
 

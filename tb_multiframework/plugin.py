@@ -42,6 +42,11 @@ from tb_multiframework.store import allocator
 from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"
+# The tab's name in TensorBoard's header: short ("Multiframework" was cut),
+# and padded with no-break spaces: once the header's tabs overflow, it
+# scrolls the last tab (third-party plugins come last) about 36 px under its
+# "INACTIVE" menu, so only the padding is covered (tests/e2e/test_tab_name.py).
+TAB_NAME = "Frameworks" + "\u00a0" * 10
 _STATIC_TYPES = {
     ".js": "text/javascript",
     ".css": "text/css",
@@ -164,7 +169,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
 
     def frontend_metadata(self) -> base_plugin.FrontendMetadata:
         return base_plugin.FrontendMetadata(
-            es_module_path="/index.js", tab_name="Multiframework"
+            es_module_path="/index.js", tab_name=TAB_NAME
         )
 
     # Static files.

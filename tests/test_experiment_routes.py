@@ -327,3 +327,57 @@ def test_tbmf_config_hparams_and_group_rules(tmp_path):
     config.write_text(json.dumps({"groups": [{"pattern": "(", "group": "g"}]}))
     body = get(client, "runs", [])
     assert any("invalid group pattern" in e for e in body["errors"])
+
+
+def test_a_run_without_epochs_is_excluded_from_its_group(client):
+    """Issue 22: tf2_loop has no epoch axis; grouping it on `epoch` was a
+    400 ("zero-size array to reduction operation minimum ...")."""
+    keras = [f"seeds/keras_seed{s}/train" for s in range(3)]
+    body = get(
+        client,
+        "scalars",
+        [("run", r) for r in ["tf2_loop", *keras]]
+        + [
+            ("metric", "loss/train@epoch"),
+            ("x", "epoch"),
+            ("aggregate", "mean"),
+            ("band", "std"),
+            ("includeSeries", "0"),
+        ],
+    )
+    groups = {a["group"]: a for a in body["aggregates"]}
+    alone = groups["tf2_loop"]
+    assert alone["members"] == [] and alone["x"] == []
+    assert {e["run"] for e in alone["excluded"]} == {"tf2_loop"}
+    assert all("no epoch" in e["reason"] for e in alone["excluded"])
+    drawn = groups["seeds/keras_seed*"]
+    assert {m["run"] for m in drawn["members"]} == set(keras)
+    assert drawn["returned"] > 0
+
+
+def test_metric_summary_says_what_each_step_counts(client):
+    """Issue 22: "step of best" mixed Keras' epoch index 7 with PyTorch's
+    global step 399. Each row now says its unit and the epoch-axis place:
+    Keras logs epoch_* at the 0-based epoch index k (x = k + 1, conventions
+    "Epoch axis"); the PyTorch seeds log Loss/val at each epoch's last batch,
+    0-based global step s, n batches an epoch (x = (s + 1) / n)."""
+    body = get(client, "metric_summary", [("metric", "loss/val@epoch")])
+    rows = {r["run"]: r for r in body["runs"]}
+    keras = rows["keras_fit/validation"]
+    steps, values = truth_series(
+        "keras_fit", "keras_fit/validation", "epoch_loss"
+    )
+    best = int(steps[np.argmin(values)])
+    assert keras["stepUnit"] == "epoch" and keras["bestStep"] == best
+    assert keras["bestEpoch"] == best + 1
+    assert keras["lastEpoch"] == steps[-1] + 1
+    torch = rows[SEEDS[0]]
+    steps, values = truth_series("seeds_pytorch", SEEDS[0], "Loss/val")
+    batches = len(truth_series("seeds_pytorch", SEEDS[0], "Loss/train")[0])
+    per_epoch = batches / len(steps)
+    best = int(steps[np.argmin(values)])
+    assert torch["stepUnit"] == "step" and torch["bestStep"] == best
+    assert torch["bestEpoch"] == pytest.approx((best + 1) / per_epoch)
+    # No epoch axis: no epoch position, the step stays a step.
+    assert rows["tf2_loop"]["stepUnit"] == "step"
+    assert rows["tf2_loop"]["bestEpoch"] is None

@@ -34,7 +34,7 @@ FIELDS = (
     "countBaseline",
 )
 LISTS = ("series", "diffs", "aggregates", "groupDiffs")
-DTYPES = {"f4": "<f4", "f8": "<f8", "i4": "<i4"}
+DTYPES = {"f4": "<f4", "f8": "<f8", "i4": "<i4", "i8": "<i8"}
 
 
 def get(client, path, headers=None):
@@ -191,6 +191,30 @@ def test_huge_steps_travel_exactly(odd_client):
         odd_client, "run=f32&run=f64&tag=loss&baseline=f32&smoothing=0.5"
     )["diffs"]
     assert diffs[0]["smoothed"]["dtype"] == "f8"
+
+
+def test_steps_beyond_two_to_the_53_travel_as_int64(tmp_path):
+    """Issue 22: 2**53 + 1 and 2**63 - 1 came back rounded (as float64)."""
+    steps = [0, 1, 2**53 + 1, 2**63 - 1]
+    events = [
+        eventfiles.scalar_event("loss", s, 1e9 + i, float(i))
+        for i, s in enumerate(steps)
+    ]
+    eventfiles.write(
+        str(tmp_path / "beyond" / eventfiles.TORCH_NAME),
+        eventfiles.record_bytes(events),
+    )
+    client, _ = make_client(str(tmp_path))
+    packed = get_json(client, "/scalars?run=beyond&tag=loss&encoding=b64")
+    (series,) = packed["series"]
+    assert series["steps"]["dtype"] == "i8"
+    raw = base64.b64decode(series["steps"]["b64"], validate=True)
+    assert np.frombuffer(raw, dtype="<i8").tolist() == steps
+    # Plain JSON writes every digit (json.loads reads them as Python ints).
+    plain_body = get_json(client, "/scalars?run=beyond&tag=loss")
+    assert plain_body["series"][0]["steps"] == steps
+    runs = get_json(client, "/runs")["runs"]
+    assert runs[0]["lastStep"] == 2**63 - 1
 
 
 def test_packed_answer_is_not_gzipped(odd_client):

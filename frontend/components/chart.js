@@ -94,6 +94,8 @@ const MIN_ZOOM_DRAG_PX = 3;
  * @property {(chart: Chart) => void} [onDraw] called after every redraw
  *     (zoom, resize, new data), to draw over the plot (e.g. anomaly
  *     markers: `chart.uplot`)
+ * @property {(key: string | null) => void} [onHover] the series under the
+ *     cursor changed (its key; null: none)
  */
 
 /**
@@ -570,6 +572,9 @@ export class Chart {
       before?.row !== hovered?.row
     ) {
       this._drawHighlight();
+    }
+    if (before?.slot.key !== hovered?.slot.key) {
+      this._options.onHover?.(hovered?.slot.key ?? null);
     }
   }
 

@@ -49,7 +49,7 @@ export function prepareRidge(entries, xRange, highlight) {
   }
   const byX = usable.every((u) => isFiniteNumber(entries[u.index].x));
   const offsetOf = (/** @type {number} */ i) =>
-    byX ? /** @type {number} */ (entries[i].x) : entries[i].step;
+    byX ? /** @type {number} */ (entries[i].x) : Number(entries[i].step);
   usable.sort((a, b) => offsetOf(a.index) - offsetOf(b.index));
   const thinned = thin(usable, MAX_RIDGE_LINES, highlight);
 

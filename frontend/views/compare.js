@@ -16,6 +16,7 @@ import { defaultMetric, MetricPicker } from "./compare/metricpicker.js";
 import { mountComparisonChart } from "./compare/panel.js";
 import { RunPicker } from "./compare/runpicker.js";
 import { SelectedRuns } from "./compare/selectedruns.js";
+import { comparableAxis, firstContactLine } from "./compare/firstcontact.js";
 import { CompareToolbar } from "./compare/toolbar.js";
 import { COMPARE_KEYS, readCompareState } from "./compare/viewstate.js";
 
@@ -61,6 +62,11 @@ class CompareView {
     this.toolbar = new CompareToolbar(ctx, this.groupControls);
     this.selectedRuns = new SelectedRuns(ctx, () => this._selectedRuns());
     this._panelHost = h("div", { className: "tbmf-cmp__panel" });
+    /** One line: what to do first, or why this axis (firstcontact.js). */
+    this._guide = h("p", {
+      className: "tbmf-cmp__guide tbmf-muted",
+      attrs: { hidden: true },
+    });
     root.append(
       h(
         "div",
@@ -75,6 +81,7 @@ class CompareView {
           "div",
           { className: "tbmf-cmp__main" },
           this.toolbar.element,
+          this._guide,
           this.selectedRuns.element,
           this._panelHost,
         ),
@@ -157,6 +164,23 @@ class CompareView {
     const { catalog, state } = this.ctx;
     const s = readCompareState(state);
     const selected = this._selectedRuns();
+    // No axis chosen: the one that makes these runs comparable (not kept in
+    // the URL, so it follows the selection until the user picks one).
+    const chosen = state.has(COMPARE_KEYS.axis);
+    const shown = s.metric
+      ? this.metricPicker.metrics?.find((m) => m.key === s.metric)
+      : null;
+    const members = shown ? new Set(shown.members.map((m) => m.run)) : null;
+    const infos = selected
+      .filter((run) => !members || members.has(run))
+      .map((run) => catalog.run(run))
+      .filter((r) => r !== undefined && r !== null);
+    if (!chosen && !catalog.pending) s.axis = comparableAxis(infos).axis;
+    const guide = catalog.pending
+      ? ""
+      : firstContactLine(infos, { chosen, totalRuns: catalog.runs.length });
+    this._guide.textContent = guide;
+    this._guide.hidden = guide === "";
 
     // A fresh view is never empty: open on the metric most runs share.
     if (!s.metric && !s.tag && !catalog.pending && this.metricPicker.metrics) {
@@ -199,6 +223,7 @@ class CompareView {
       ignoreOutliers: s.ignoreOutliers,
       allAttempts: s.allAttempts,
       batchValues: s.batchValues,
+      anomalyMarkers: s.markers,
       ...this._groupOptions(),
       title: s.tag ?? entry?.name ?? s.metric ?? "",
       subtitle: s.tag

@@ -107,7 +107,8 @@ def pack_arrays(entry: dict[str, Any]) -> None:
     Each becomes `{"dtype", "b64"}`: base64 of the little-endian values,
     `f4` when every value survives a float32 round trip exactly (values
     logged as float32, steps below 2**24; NaN and +-Inf survive), else `f8`;
-    `i4` for integers in int32 range, else `f8`. An array equal value for
+    `i4` for integers in int32 range, else `f8` when every one is exact
+    as a double (|v| <= 2**53), else `i8` (int64). An array equal value for
     value (and bit for bit once widened to float64) to a field packed
     before it becomes `{"sameAs": field}`. Nothing is rounded.
     """
@@ -145,7 +146,10 @@ def _packed(value: np.ndarray) -> dict[str, str]:
             value.min() >= info.min and value.max() <= info.max
         ):
             return _b64("i4", value.astype("<i4"))
-        return _b64("f8", value.astype("<f8"))
+        if _exact_in_f8(value):
+            return _b64("f8", value.astype("<f8"))
+        # Steps beyond 2**53 (up to 2**63 - 1) would be rounded as doubles.
+        return _b64("i8", value.astype("<i8"))
     narrow = value.astype("<f4")
     with np.errstate(over="ignore"):
         exact = np.array_equal(narrow.astype(np.float64), value, equal_nan=True)

@@ -18,6 +18,7 @@ import numpy as np
 
 from tb_multiframework.core import aggregate as agg
 from tb_multiframework.core import groups, hparams
+from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.compare import (
     PlacedSeries,
     Selection,
@@ -409,6 +410,7 @@ def metric_summary(
     members: Sequence[tuple[str, str]],
     series: Mapping[tuple[str, str], Any],
     experiments: Experiments,
+    epoch_maps: Mapping[str, EpochMap | Excluded] | None = None,
 ) -> dict[str, Any]:
     """`GET metric_summary`: last/best per run and DDP rank spreads.
 
@@ -418,6 +420,8 @@ def metric_summary(
         members: (run, tag) of the metric, the first tag of each run used.
         series: (run, tag) -> the series.
         experiments: For the groups.
+        epoch_maps: Each run's epoch map: what a tag's step counts
+          (`stepUnit`) and the epoch positions of `lastStep`/`bestStep`.
     """
     # The API speaks of the best value as the lowest or the highest.
     direction = {"lower": "min", "higher": "max"}.get(
@@ -430,6 +434,7 @@ def metric_summary(
     for run, tag in sorted(first.items()):
         s = series[(run, tag)]
         found = summarize_series(s.steps, s.values, direction=direction)
+        emap = (epoch_maps or {}).get(run)
         rows.append(
             {
                 "run": run,
@@ -439,6 +444,9 @@ def metric_summary(
                 "lastStep": found.last_step,
                 "best": found.best,
                 "bestStep": found.best_step,
+                "stepUnit": _step_unit(emap, tag),
+                "lastEpoch": _epoch_at(emap, tag, found.last_step),
+                "bestEpoch": _epoch_at(emap, tag, found.best_step),
             }
         )
     ranks: dict[str, list[str]] = collections.defaultdict(list)
@@ -471,3 +479,25 @@ def metric_summary(
         "runs": rows,
         "rankSpread": spreads,
     }
+
+
+def _step_unit(emap: EpochMap | Excluded | None, tag: str) -> str:
+    """What a tag's logged step counts: `epoch` for epoch-level tags (Keras
+    `epoch_*`, Paddle hapi `eval/*`), else `step`."""
+    if isinstance(emap, EpochMap) and tag in emap.epoch_indexed_tags:
+        return "epoch"
+    return "step"
+
+
+def _epoch_at(
+    emap: EpochMap | Excluded | None, tag: str, step: int | None
+) -> float | None:
+    """A step's position on the epoch axis (epochs completed, as the chart
+    places it), None without an epoch axis."""
+    if step is None or not isinstance(emap, EpochMap):
+        return None
+    found = emap.epochs(tag, np.array([step], dtype=np.int64))
+    if isinstance(found, Excluded):
+        return None
+    value = float(found[0])
+    return value if np.isfinite(value) else None

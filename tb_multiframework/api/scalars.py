@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterator
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
+
+import numpy as np
 
 from tb_multiframework.api import experiments
 from tb_multiframework.api.context import Context, NotFound, epoch_source
@@ -35,15 +38,27 @@ from tb_multiframework.api.views import (
 from tb_multiframework.core.compare import (
     EXPORT_COLUMNS,
     MAX_SELECTIONS,
+    PlacedSeries,
     Selection,
     check_arguments,
     compare_scalars,
     export_rows,
+    place_series,
 )
+from tb_multiframework.core.diff import baseline_at, combine
+from tb_multiframework.core.types import Excluded
 from tb_multiframework.store.store import Store
 
 SCALAR_ENCODINGS = ("json", "b64")  # `encoding` of the scalars route
 MAX_EXPORT_ROWS = 5_000_000  # rows in one CSV/JSON export
+# Export columns added with a baseline (docs/api.md, GET export).
+BASELINE_COLUMNS = (
+    "baseline_value",
+    "baseline_smoothed",
+    "diff",
+    "diff_smoothed",
+)
+_BASELINE_CHUNK = 4096  # export rows given their baseline columns at once
 
 
 @dataclasses.dataclass(frozen=True)
@@ -238,9 +253,7 @@ class ScalarAnswers:
             ),
         )
 
-    def export(
-        self, query: ScalarQuery, fmt: str
-    ) -> tuple[Iterator[str], str]:
+    def export(self, query: ScalarQuery, fmt: str) -> tuple[Iterator[str], str]:
         """`GET export`: every aligned point as CSV or JSON text.
 
         Every argument is checked before this returns (a bad one raises
@@ -252,6 +265,7 @@ class ScalarAnswers:
         """
         selections, _ = self.selections(query)
         selections, _ = self._batch_view(self._context(), selections, query)
+        baseline = self._export_baseline(query, selections)
         columns: tuple[str, ...] = EXPORT_COLUMNS
         rows: Any
         if query.attempts == "all":
@@ -282,6 +296,9 @@ class ScalarAnswers:
                 smoothing_mode=query.smoothing_mode,
                 x_range=query.x_range,
             )
+        if baseline is not None:
+            rows = with_baseline(rows, baseline, query.diff_mode)
+            columns = (*columns, *BASELINE_COLUMNS)
         total = sum(len(s.series) for s in selections)
         if total > MAX_EXPORT_ROWS:
             raise ValueError(
@@ -293,6 +310,29 @@ class ScalarAnswers:
             safe = any(csv_safe_cell(n) != n for n in names)
             return csv_chunks(columns, rows, safe=safe), "text/csv"
         return json_chunks(query.x, columns, rows), "application/json"
+
+    def _export_baseline(
+        self, query: ScalarQuery, selections: list[Selection]
+    ) -> PlacedSeries | Excluded | None:
+        """The baseline series of an export placed as its rows are, or None
+        without `baseline`.
+
+        Raises:
+            ValueError: for a baseline run that is not among the series.
+        """
+        if query.baseline is None:
+            return None
+        found = next(
+            (s for s in selections if s.run.run == query.baseline), None
+        )
+        if found is None:
+            raise ValueError(
+                f"baseline run {query.baseline!r} is not among the selected "
+                "series"
+            )
+        return place_series(
+            found, query.x, query.smoothing, query.smoothing_mode
+        )
 
     def selections(
         self, query: ScalarQuery
@@ -369,3 +409,41 @@ def aggregation_json(ctx: Context, run: str, tag: str) -> dict[str, str]:
         "aggregation": found.kind,
         "aggregationEvidence": found.evidence,
     }
+
+
+def with_baseline(
+    rows: Iterable[Sequence[Any]],
+    baseline: PlacedSeries | Excluded,
+    diff_mode: str,
+) -> Iterator[tuple[Any, ...]]:
+    """Export rows with `BASELINE_COLUMNS` appended, a chunk at a time.
+
+    Each row (x first, value and smoothed at 5 and 6) gets the baseline's
+    value and smoothed value at its x (`core.diff.baseline_at`: NaN outside
+    the baseline's range or where it has no place on the axis) and
+    `value - baseline` (or `value / baseline` with `diffMode=ratio`), raw
+    and smoothed.
+    """
+    iterator = iter(rows)
+    while True:
+        chunk = list(itertools.islice(iterator, _BASELINE_CHUNK))
+        if not chunk:
+            return
+        x = np.array([row[0] for row in chunk], dtype=np.float64)
+        value = np.array([row[5] for row in chunk], dtype=np.float64)
+        smoothed = np.array([row[6] for row in chunk], dtype=np.float64)
+        if isinstance(baseline, Excluded):
+            base = base_smoothed = np.full(x.size, np.nan)
+        else:
+            base = baseline_at(baseline.x, baseline.y, x)
+            base_smoothed = baseline_at(baseline.x, baseline.smoothed, x)
+        diff = combine(value, base, diff_mode)
+        diff_smoothed = combine(smoothed, base_smoothed, diff_mode)
+        for i, row in enumerate(chunk):
+            yield (
+                *row,
+                float(base[i]),
+                float(base_smoothed[i]),
+                float(diff[i]),
+                float(diff_smoothed[i]),
+            )

@@ -407,7 +407,12 @@ class Api:
             for run, tag in members
         }
         return experiments.metric_summary(
-            entry.key, entry.name, members, series, ctx.experiments
+            entry.key,
+            entry.name,
+            members,
+            series,
+            ctx.experiments,
+            ctx.epoch_maps,
         )
 
     def export(

@@ -187,6 +187,10 @@ def group_stats(matrix: FloatArray, grid: FloatArray, *, center: str) -> Stats:
     """
     if center not in ("mean", "median"):
         raise ValueError(f"center must be mean or median, got {center!r}")
+    if matrix.shape[0] == 0:
+        # No member on the axis (every one excluded): no statistic at any
+        # x, and numpy's min/max of zero rows has no identity.
+        return _no_members(grid)
     present = ~np.isnan(matrix)
     if matrix.size and present.all():
         return _dense_stats(matrix, grid, center=center)
@@ -209,6 +213,14 @@ def group_stats(matrix: FloatArray, grid: FloatArray, *, center: str) -> Stats:
     else:
         mid = mean
     return Stats(grid, count, mid, mean, std, low, high)
+
+
+def _no_members(grid: FloatArray) -> Stats:
+    """`group_stats` of a group without a member: count 0, NaN elsewhere."""
+    nan = np.full(grid.size, np.nan)
+    count = np.zeros(grid.size, dtype=np.int64)
+    copies = (nan.copy() for _ in range(4))
+    return Stats(grid, count, nan, *copies)
 
 
 def _dense_stats(matrix: FloatArray, grid: FloatArray, *, center: str) -> Stats:

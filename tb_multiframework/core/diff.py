@@ -248,6 +248,34 @@ def resample_at(x: FloatArray, y: FloatArray, at: FloatArray) -> FloatArray:
     return np.where(hit, y1, out).astype(np.float64)
 
 
+def baseline_at(x: FloatArray, y: FloatArray, at: FloatArray) -> FloatArray:
+    """A baseline series read at any positions, as difference curves read it.
+
+    A repeated x keeps its last point; inside the series' x range, an exact
+    hit is the point's value and a position between two points the line
+    between them (NaN when either is not finite); outside it, NaN: never
+    extrapolated.
+
+    Args:
+        x: Sorted x of the baseline (repeats allowed).
+        y: Its values.
+        at: Positions, in any order.
+
+    Returns:
+        Values at `at`.
+    """
+    xs, ys = last_per_x(
+        np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    )
+    at = np.asarray(at, dtype=np.float64)
+    out = np.full(at.shape, np.nan)
+    if xs.size == 0:
+        return out
+    inside = (at >= xs[0]) & (at <= xs[-1])
+    out[inside] = resample_at(xs, ys, at[inside])
+    return out
+
+
 def last_per_x(x: FloatArray, *columns: FloatArray) -> tuple[FloatArray, ...]:
     """x without repeats and the columns at the last point of each x (rule 1).
 

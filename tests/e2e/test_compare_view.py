@@ -385,6 +385,11 @@ def test_csv_export_has_every_point(tb_server, tb_page, open_tab) -> None:
         "wall_time",
         "value",
         "smoothed",
+        # A baseline is set: its difference columns (issue 22).
+        "baseline_value",
+        "baseline_smoothed",
+        "diff",
+        "diff_smoothed",
     ]
     assert len(body) == totals
     assert {row[1] for row in body} == set(RUNS)

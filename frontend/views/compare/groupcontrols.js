@@ -16,6 +16,7 @@ export const GROUP_KEYS = Object.freeze({
   baselineGroup: "cbg",
 });
 const HPARAM = "hparam:";
+const SEARCH_FROM_KEYS = 12; // hyper-parameter keys before a search box shows
 
 /**
  * @typedef {Object} GroupState
@@ -45,15 +46,36 @@ export function readGroupState(state) {
 }
 
 /**
- * Hyper-parameter keys of the runs, for "group by hparam:<key>".
+ * Hyper-parameter keys of the runs, for "group by hparam:<key>": those
+ * whose values differ between the runs first (a key some runs lack
+ * differs), each part with the keys most runs have first, so lr and seed
+ * come before the hundred `accelerator_config.*` keys of one HF run.
  * @param {{hparams?: Record<string, unknown>}[]} runs
- * @returns {string[]}
+ * @returns {{differing: string[], same: string[]}}
  */
-function hparamKeys(runs) {
-  const keys = new Set();
-  for (const run of runs)
-    for (const key of Object.keys(run.hparams ?? {})) keys.add(key);
-  return [...keys].sort();
+export function hparamKeys(runs) {
+  /** @type {Map<string, {runs: number, values: Set<string>}>} */
+  const seen = new Map();
+  const text = (/** @type {unknown} */ v) =>
+    typeof v === "bigint" ? `${v}n` : JSON.stringify(v);
+  for (const run of runs) {
+    for (const [key, value] of Object.entries(run.hparams ?? {})) {
+      const entry = seen.get(key) ?? { runs: 0, values: new Set() };
+      entry.runs++;
+      entry.values.add(text(value));
+      seen.set(key, entry);
+    }
+  }
+  const order = (/** @type {string} */ a, /** @type {string} */ b) =>
+    /** @type {any} */ (seen.get(b)).runs -
+      /** @type {any} */ (seen.get(a)).runs || (a < b ? -1 : a > b ? 1 : 0);
+  const differing = [];
+  const same = [];
+  for (const [key, entry] of seen) {
+    if (entry.values.size > 1 || entry.runs < runs.length) differing.push(key);
+    else same.push(key);
+  }
+  return { differing: differing.sort(order), same: same.sort(order) };
 }
 
 export class GroupControls {
@@ -119,9 +141,23 @@ export class GroupControls {
           }),
       },
     });
+    /** Finds keys among the hyper-parameters (not kept in the URL). */
+    this.groupSearch = h("input", {
+      className: "tbmf-cmp-select tbmf-cmp-groups__search",
+      attrs: {
+        type: "search",
+        placeholder: "find a key",
+        "aria-label": "Find a hyper-parameter to group by",
+      },
+      dataset: { control: "group-search" },
+      on: { input: () => this.render(this._groups) },
+    });
+    /** @type {string[]} */
+    this._groups = [];
     this.element = h(
       "span",
       { className: "tbmf-cmp-groups" },
+      this.groupSearch,
       this.groupBy,
       this.aggregate,
       this.band,
@@ -134,21 +170,43 @@ export class GroupControls {
    * @param {string[]} groups the groups of the last answer (baseline choices)
    */
   render(groups = []) {
+    this._groups = groups;
     const s = readGroupState(this.ctx.state);
-    const keys = hparamKeys(this.ctx.catalog.runs);
-    const choices = [
-      ...GROUP_BY,
-      ...keys.map((key) => [`${HPARAM}${key}`, `hparam ${key}`]),
-    ];
-    if (s.groupBy && !choices.some(([value]) => value === s.groupBy)) {
-      choices.push([s.groupBy, s.groupBy]);
-    }
-    setChildren(
-      this.groupBy,
-      choices.map(([value, label]) =>
-        h("option", { text: label, attrs: { value } }),
-      ),
-    );
+    const { catalog, state } = this.ctx;
+    const shown = new Set(state.selectedRuns(catalog.runs.map((r) => r.run)));
+    const keys = hparamKeys(catalog.runs.filter((r) => shown.has(r.run)));
+    // The search box appears once there are keys enough to need it.
+    const many = keys.differing.length + keys.same.length > SEARCH_FROM_KEYS;
+    this.groupSearch.hidden = !many;
+    const needle = many ? this.groupSearch.value.trim().toLowerCase() : "";
+    const found = (/** @type {string} */ key) =>
+      !needle || key.toLowerCase().includes(needle);
+    const option = (/** @type {string} */ value, /** @type {string} */ label) =>
+      h("option", { text: label, attrs: { value } });
+    const part = (/** @type {string} */ label, /** @type {string[]} */ list) => {
+      const matching = list.filter(found);
+      return matching.length
+        ? h(
+            "optgroup",
+            { attrs: { label: `${label} (${matching.length})` } },
+            matching.map((key) => option(`${HPARAM}${key}`, `hparam ${key}`)),
+          )
+        : null;
+    };
+    const known = [...GROUP_BY.map(([v]) => v), ...keys.differing, ...keys.same]
+      .map((v, i) => (i < GROUP_BY.length ? v : `${HPARAM}${v}`));
+    const chosen =
+      s.groupBy &&
+      (!known.includes(s.groupBy) ||
+        (s.groupBy.startsWith(HPARAM) && !found(s.groupBy.slice(HPARAM.length))))
+        ? option(s.groupBy, s.groupBy.replace(HPARAM, "hparam "))
+        : null;
+    setChildren(this.groupBy, [
+      ...GROUP_BY.map(([value, label]) => option(value, label)),
+      chosen,
+      part("hyper-parameters that differ", keys.differing),
+      part("the same for every selected run", keys.same),
+    ]);
     this.groupBy.value = s.groupBy ?? "";
     this.aggregate.value = s.aggregate;
     this.band.value = s.band;

@@ -15,7 +15,7 @@
 // (`xMin`/`xMax`), a double-click loads everything again. The panel
 // re-fetches by itself when the catalog reports new data (zoom kept).
 
-import { AnomalyLayer } from "../../anomalies.js";
+import { AnomalyLayer } from "../../anomalylayer.js";
 import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
 import { apiUrl, fetchScalars, LatestRequest } from "../../model.js";
 import { chartDrawn, fetchDone, fetchStarted, markInput } from "../../perf.js";
@@ -92,6 +92,8 @@ let panelCount = 0;
  * @property {boolean} [showMembers] also draw each member, faint
  * @property {string | null} [baselineGroup] a group: adds the difference
  *     of centers with its band
+ * @property {'off' | 'hovered' | 'all' | null} [anomalyMarkers] which
+ *     anomaly markers to draw (null: by the number of runs, anomalylayer.js)
  */
 
 /**
@@ -176,6 +178,7 @@ export class ComparisonChart {
   update(options) {
     if (this._destroyed) return;
     this.options = { ...this.options, ...options };
+    this._anomalies.optionsChanged();
     void this._load(false);
   }
 
@@ -186,8 +189,9 @@ export class ComparisonChart {
   }
 
   /**
-   * The export URL of the current view: the same arguments (window
-   * included), every point.
+   * The export URL of the current view: the same arguments (window and
+   * baseline included: the export then has difference columns), every
+   * point.
    * @param {'csv' | 'json'} format
    * @returns {string | null} null when nothing is chosen
    */
@@ -195,8 +199,6 @@ export class ComparisonChart {
     const params = this._params();
     if (!params) return null;
     delete params.points;
-    delete params.baseline;
-    delete params.diffMode;
     return apiUrl("export", { ...params, format }).href;
   }
 
@@ -484,6 +486,7 @@ export class ComparisonChart {
         chartDrawn();
         if (c.uplot) this._anomalies.draw(c.uplot);
       },
+      onHover: (/** @type {string | null} */ key) => this._anomalies.hover(key),
     };
 
     const mainLook = JSON.stringify([

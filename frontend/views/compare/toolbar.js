@@ -6,6 +6,11 @@
 
 import { h, icon, setChildren } from "../../dom.js";
 import { formatInt } from "../../format.js";
+import {
+  DENSE_MARKERS,
+  MARKER_MODES,
+  MARKERS_ALL_UP_TO,
+} from "../../anomalylayer.js";
 import { markInput } from "../../perf.js";
 import {
   getPref,
@@ -172,6 +177,23 @@ export class CompareToolbar {
         },
       },
     });
+    this._markers = h("select", {
+      className: "tbmf-cmp-select",
+      title:
+        "Anomaly markers on the chart: off, the hovered run's, or all. " +
+        `Auto: all, or the hovered run's once the chart draws more than ` +
+        `${MARKERS_ALL_UP_TO} runs with more than ${DENSE_MARKERS} ` +
+        `findings; more than ${DENSE_MARKERS} in view are summarised, one ` +
+        "mark per run and kind. Click a marker for what was found.",
+      attrs: { "aria-label": "Anomaly markers" },
+      dataset: { control: "anomaly-markers" },
+      on: {
+        change: (event) => {
+          markInput("anomaly-markers", event);
+          state.update({ [COMPARE_KEYS.markers]: this._markers.value || null });
+        },
+      },
+    });
     this._baseline = h("select", {
       className: "tbmf-cmp-select tbmf-cmp-select--wide",
       title: "Draw each run's difference from this run",
@@ -305,7 +327,13 @@ export class CompareToolbar {
       ),
       group(
         "Y axis",
-        h("span", { className: "tbmf-cmp-yaxis" }, this._logY, this._outliers),
+        h(
+          "span",
+          { className: "tbmf-cmp-yaxis" },
+          this._logY,
+          this._outliers,
+          this._markers,
+        ),
       ),
       group(
         "Baseline",
@@ -438,6 +466,16 @@ export class CompareToolbar {
     this._logY.setAttribute("aria-pressed", String(s.logY));
     this._outliers.classList.toggle("is-on", s.ignoreOutliers);
     this._outliers.setAttribute("aria-pressed", String(s.ignoreOutliers));
+    const auto = "anomalies: auto";
+    if (this._markers.options[0]?.text !== auto) {
+      this._markers.replaceChildren(
+        h("option", { text: auto, attrs: { value: "" } }),
+        ...Object.entries(MARKER_MODES).map(([value, text]) =>
+          h("option", { text: `anomalies: ${text}`, attrs: { value } }),
+        ),
+      );
+    }
+    this._markers.value = s.markers ?? "";
     this._attempts.classList.toggle("is-on", s.allAttempts);
     this._attempts.setAttribute("aria-pressed", String(s.allAttempts));
     this._batchValues.value = s.batchValues;

@@ -20,6 +20,7 @@ export const COMPARE_KEYS = Object.freeze({
   outliers: "co", // "0": y range over every value (default: ignore outliers)
   attempts: "ca", // "all": also a resumed run's superseded points
   batchValues: "cbv", // per_batch | running_mean (default: as logged)
+  markers: "cmk", // anomaly markers: off | hovered | all (default: by runs)
 });
 /** Highest smoothing weight the slider offers. */
 export const MAX_SMOOTHING = 0.99;
@@ -39,6 +40,8 @@ export const MAX_SMOOTHING = 0.99;
  * @property {boolean} ignoreOutliers
  * @property {boolean} allAttempts
  * @property {'logged' | 'per_batch' | 'running_mean'} batchValues
+ * @property {'off' | 'hovered' | 'all' | null} markers anomaly markers
+ *     (null: the default, anomalies.js `markerMode`)
  */
 
 /**
@@ -83,6 +86,7 @@ export function readCompareState(state) {
     ignoreOutliers: state.get(COMPARE_KEYS.outliers) !== "0",
     allAttempts: state.get(COMPARE_KEYS.attempts) === "all",
     batchValues: readBatchValues(state.get(COMPARE_KEYS.batchValues)),
+    markers: readMarkers(state.get(COMPARE_KEYS.markers)),
   };
 }
 
@@ -92,4 +96,14 @@ export function readCompareState(state) {
  */
 function readBatchValues(value) {
   return value === "per_batch" || value === "running_mean" ? value : "logged";
+}
+
+/**
+ * @param {string} value
+ * @returns {'off' | 'hovered' | 'all' | null}
+ */
+function readMarkers(value) {
+  return value === "off" || value === "hovered" || value === "all"
+    ? value
+    : null;
 }

@@ -5,7 +5,7 @@
 // into the filter box (`lr<0.01 optimizer=adam`), parsed here, never eval'd.
 
 import { fetchJson, LatestRequest } from "../../model.js";
-import { formatInt, formatValue } from "../../format.js";
+import { formatPosition, formatValue } from "../../format.js";
 
 /** @typedef {import("../../model.js").RunInfo & {hparams?: Record<string, unknown>, configHash?: string, groupSource?: string}} Run */
 
@@ -68,7 +68,7 @@ export function clauseMatches(cell, clause) {
   if (cell === undefined) return clause.op === "!=";
   const wanted = Number(clause.value);
   const numeric =
-    typeof cell === "number" &&
+    (typeof cell === "number" || typeof cell === "bigint") &&
     clause.value.trim() !== "" &&
     Number.isFinite(wanted);
   if (numeric) {
@@ -83,9 +83,9 @@ export function clauseMatches(cell, clause) {
       case ">=":
         return v >= wanted;
       case "=":
-        return v === wanted;
+        return v == wanted; // a BigInt equals its number
       case "!=":
-        return v !== wanted;
+        return v != wanted;
       default:
         return String(v).includes(clause.value);
     }
@@ -141,7 +141,7 @@ export function splitHparams(runs) {
     const seen = new Set(
       runs.map((r) =>
         r.hparams && key in r.hparams
-          ? JSON.stringify(r.hparams[key])
+          ? JSON.stringify(r.hparams[key], exactText)
           : "\u0000",
       ),
     );
@@ -166,6 +166,28 @@ export function splitHparams(runs) {
 }
 
 /**
+ * Where a metric's best value was logged, every position with its unit:
+ * `epoch 8` for an epoch-level tag (its step is the epoch index: Keras'
+ * epoch_* at step 7 is the 8th epoch, at 8 on the epoch axis), `step 350 ·
+ * epoch 3.5` for a step-counted one (with its epoch when the run has an
+ * epoch axis).
+ * @param {any} row a `GET metric_summary` run entry
+ * @returns {string}
+ */
+export function bestAtText(row) {
+  if (row?.bestStep == null) return "—";
+  if (row.stepUnit === "epoch") {
+    return row.bestEpoch != null
+      ? formatPosition("epoch", row.bestEpoch)
+      : formatPosition("epoch index", row.bestStep);
+  }
+  const step = formatPosition("step", row.bestStep);
+  return row.bestEpoch != null
+    ? `${step} · ${formatPosition("epoch", row.bestEpoch)}`
+    : step;
+}
+
+/**
  * A hyper-parameter value as cell text.
  * @param {unknown} value
  * @returns {string}
@@ -173,7 +195,9 @@ export function splitHparams(runs) {
 export function hparamText(value) {
   if (value === undefined) return "—";
   if (value === null) return "null";
-  if (typeof value === "number") return formatValue(value);
+  if (typeof value === "number" || typeof value === "bigint") {
+    return formatValue(value);
+  }
   return String(value);
 }
 
@@ -302,7 +326,7 @@ export function experimentColumns(runs, summary) {
     /** @param {string} field */
     const num = (field) => (/** @type {Run} */ run) => {
       const v = rows.get(run.run)?.[field];
-      return typeof v === "number" ? v : undefined;
+      return typeof v === "number" || typeof v === "bigint" ? v : undefined;
     };
     const metricColumns = [
       ["last", `${name} last`, "Value at the run's largest step", num("last")],
@@ -314,8 +338,10 @@ export function experimentColumns(runs, summary) {
       ],
       [
         "bestStep",
-        "step of best",
-        "Step where the best value was logged",
+        "best at",
+        "Where the best value was logged, in the tag's own unit (an " +
+          "epoch-level tag counts epochs, Keras epoch_* and Paddle eval/*), " +
+          "with its place on the epoch axis (epochs completed)",
         num("bestStep"),
       ],
     ];
@@ -325,11 +351,16 @@ export function experimentColumns(runs, summary) {
         label: /** @type {string} */ (label),
         title: /** @type {string} */ (title),
         numeric: true,
-        sortKey: (run) => sortable(/** @type {any} */ (get)(run)),
+        sortKey: (run) =>
+          id === "bestStep"
+            ? sortable(rows.get(run.run)?.bestEpoch ?? get(run))
+            : sortable(/** @type {any} */ (get)(run)),
         text: (run) => {
           const v = /** @type {any} */ (get)(run);
           if (v === undefined) return "—";
-          return id === "bestStep" ? formatInt(v) : formatValue(v);
+          return id === "bestStep"
+            ? bestAtText(rows.get(run.run))
+            : formatValue(v);
         },
         value: /** @type {any} */ (get),
       });
@@ -368,7 +399,7 @@ export function experimentColumns(runs, summary) {
  */
 function sortable(value) {
   if (value === undefined || value === null) return Infinity;
-  if (typeof value === "number") return value;
+  if (typeof value === "number" || typeof value === "bigint") return value;
   if (typeof value === "boolean") return value ? 1 : 0;
   return String(value).toLowerCase();
 }
@@ -399,4 +430,15 @@ export function filterValue(run, clause, columns, keys) {
   if (column?.value) return column.value(run);
   const hp = resolveKey(keys, key);
   return hp === null ? undefined : run.hparams?.[hp];
+}
+
+/**
+ * JSON.stringify's replacer for values that may hold BigInts (integers
+ * beyond 2^53, `parseJson`): their digits.
+ * @param {string} _key
+ * @param {unknown} value
+ * @returns {unknown}
+ */
+function exactText(_key, value) {
+  return typeof value === "bigint" ? `${value}n` : value;
 }

@@ -34,10 +34,12 @@ export class ExperimentBar {
       attrs: { type: "button", "aria-pressed": "false" },
       dataset: { action: "config-diff" },
       on: {
-        click: () =>
+        click: () => {
+          if (this.diffButton.getAttribute("aria-disabled") === "true") return;
           this.ctx.state.update({
             [KEY_DIFF]: this.ctx.state.get(KEY_DIFF) === "1" ? null : "1",
-          }),
+          });
+        },
       },
     });
     this.sameForAll = h("div", { className: "tbmf-same-for-all" });
@@ -80,12 +82,17 @@ export class ExperimentBar {
     this.diffButton.textContent = open
       ? "Hide config diff"
       : `Config diff of ${formatInt(selected)} selected`;
-    this.diffButton.disabled =
-      !open && (selected < 2 || selected > MAX_DIFF_RUNS);
-    this.diffButton.title =
-      selected < 2 || selected > MAX_DIFF_RUNS
-        ? `Select 2 to ${MAX_DIFF_RUNS} runs to compare their hyper-parameters`
-        : "The selected runs' hyper-parameters side by side, differing keys first";
+    // aria-disabled, not disabled: the button stays focusable and its
+    // title (why it is unavailable) shows on hover and to screen readers.
+    const unavailable = !open && (selected < 2 || selected > MAX_DIFF_RUNS);
+    this.diffButton.setAttribute("aria-disabled", String(unavailable));
+    this.diffButton.title = !unavailable
+      ? "The selected runs' hyper-parameters side by side, differing keys first"
+      : selected < 2
+        ? `Unavailable: ${formatInt(selected)} selected; select 2 to ` +
+          `${MAX_DIFF_RUNS} runs to compare their hyper-parameters`
+        : `Unavailable: ${formatInt(selected)} selected; a config diff ` +
+          `compares at most ${MAX_DIFF_RUNS} runs, select fewer`;
     this.diffButton.setAttribute("aria-pressed", String(open));
     const { constant, hidden } = exp;
     const parts = constant.map(([k, v]) => `${k}=${hparamText(v)}`);

@@ -76,8 +76,11 @@ export function groupRow(group, members, host) {
   const writers = [...new Set(members.map((r) => r.writer))];
   const starts = members.map((r) => r.startTime).filter(isNumber);
   const ends = members.map((r) => r.endTime).filter(isNumber);
-  const firsts = members.map((r) => r.firstStep).filter(isNumber);
-  const lasts = members.map((r) => r.lastStep).filter(isNumber);
+  // Steps beyond 2^53 arrive as BigInts (model.js parseJson).
+  const isStep = (/** @type {unknown} */ v) =>
+    typeof v === "bigint" || isNumber(v);
+  const firsts = members.map((r) => r.firstStep).filter(isStep);
+  const lasts = members.map((r) => r.lastStep).filter(isStep);
   const warnings = members.reduce((n, r) => n + r.warnings.length, 0);
   const scalarTags = new Set(members.flatMap((r) => r.scalarTags)).size;
   const histogramTags = new Set(members.flatMap((r) => r.histogramTags)).size;
@@ -121,8 +124,8 @@ export function groupRow(group, members, host) {
     numericCell(
       "steps",
       formatSteps(
-        firsts.length ? Math.min(...firsts) : null,
-        lasts.length ? Math.max(...lasts) : null,
+        firsts.length ? firsts.reduce((a, b) => (b < a ? b : a)) : null,
+        lasts.length ? lasts.reduce((a, b) => (b > a ? b : a)) : null,
       ),
     ),
     numericCell(
