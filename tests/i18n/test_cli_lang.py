@@ -15,12 +15,15 @@ from pathlib import Path
 
 import pytest
 
+import tb_multiframework.i18n
 from tests.conftest import DEMO_LOGS, ROOT
 
+# The installed package's catalog (under scripts/test.sh the wheel's: the
+# test tree has no package folder).
 ZH = json.loads(
-    (Path(ROOT) / "tb_multiframework/i18n/catalogs/zh-CN.json").read_text(
-        "utf-8"
-    )
+    (
+        Path(tb_multiframework.i18n.__file__).parent / "catalogs" / "zh-CN.json"
+    ).read_text("utf-8")
 )
 PAIR = ("-a", "pytorch_sgd", "-b", "keras_fit", "--x", "epoch")
 
