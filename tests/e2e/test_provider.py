@@ -314,6 +314,9 @@ def test_tab_renders_with_the_provider_source(
             "tbmf.sel=" + urllib.parse.quote(",".join(runs), safe=""),
             "tbmf.cm=" + urllib.parse.quote(_METRIC, safe=""),
             f"tbmf.cp={_MAX_POINTS}",
+            # The step axis, as the API query below (Compare would open
+            # these two frameworks on epochs).
+            "tbmf.cx=step",
         ]
     )
     frame = open_tab(tb_page, provider, suffix=suffix)
