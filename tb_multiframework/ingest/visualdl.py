@@ -390,10 +390,12 @@ def _match_scalars(
     return ~(shape.ok | m.ok)
 
 
-def _scalar_shape(
-    array: np.ndarray, starts: np.ndarray, lengths: np.ndarray
-) -> _ScalarShape:
-    m = Matcher(array, starts, lengths)
+def _value_head(
+    m: Matcher,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Reads what every one-value record starts with (its `values` field,
+    step, tag and timestamp); returns (step, tag start, tag length,
+    milliseconds), the matcher left at the value's field."""
     m.expect(_VALUES)
     value_length = m.short_length()
     m.require_end(m.ends - value_length)
@@ -407,6 +409,14 @@ def _scalar_shape(
     has_time = m.peek(_TIMESTAMP)
     m.skip(has_time.astype(np.int64))
     millis = m.varint(has_time).view(np.int64)
+    return step, tag_start, tag_length, millis
+
+
+def _scalar_shape(
+    array: np.ndarray, starts: np.ndarray, lengths: np.ndarray
+) -> _ScalarShape:
+    m = Matcher(array, starts, lengths)
+    step, tag_start, tag_length, millis = _value_head(m)
     m.expect(_SCALAR)
     value = m.fixed("<f4")
     m.require_end()
@@ -425,19 +435,7 @@ def _tag_value_shape(
     array: np.ndarray, starts: np.ndarray, lengths: np.ndarray
 ) -> _TagValueShape:
     m = Matcher(array, starts, lengths)
-    m.expect(_VALUES)
-    value_length = m.short_length()
-    m.require_end(m.ends - value_length)
-    has_id = m.peek(_ID)
-    m.skip(has_id.astype(np.int64))
-    step = m.varint(has_id).view(np.int64)
-    m.expect(_TAG)
-    tag_length = m.short_length()
-    tag_start = m.pos.copy()
-    m.skip(tag_length)
-    has_time = m.peek(_TIMESTAMP)
-    m.skip(has_time.astype(np.int64))
-    millis = m.varint(has_time).view(np.int64)
+    step, tag_start, tag_length, millis = _value_head(m)
     m.expect(_TAG_VALUE)
     pair_length = m.short_length()
     m.require_end(m.ends - pair_length)
