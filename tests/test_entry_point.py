@@ -27,25 +27,13 @@ from pathlib import Path
 import pytest
 
 from tb_multiframework import entry
+from tests.breakage import BREAK_IMPORT
 from tests.conftest import DEMO_LOGS
 
 _URL_LINE = re.compile(r"TensorBoard \S+ at (http://\S+?)/? \(Press CTRL\+C")
 _START_TIMEOUT_S = 90.0  # until TensorBoard prints its URL
 LOGDIR = os.path.join(DEMO_LOGS, "pytorch_sgd")
 
-_BREAK_IMPORT = """
-import sys
-
-
-class _Break:
-    def find_spec(self, name, path=None, target=None):
-        if name == "tb_multiframework.core":
-            raise {error}
-        return None
-
-
-sys.meta_path.insert(0, _Break())
-"""
 
 _BREAK_START = """
 import importlib.machinery
@@ -190,7 +178,7 @@ def _problem(server: Server) -> tuple[dict, str]:
 def test_incompatible_dependency_leaves_tensorboard_up(tensorboard):
     message = "module 'numpy' has no attribute '<typing>' & more"
     server = tensorboard(
-        _BREAK_IMPORT.format(error=f"AttributeError({message!r})")
+        BREAK_IMPORT.format(error=f"AttributeError({message!r})")
     )
     _assert_tensorboard_serves(server)
     problem, page = _problem(server)
@@ -206,7 +194,7 @@ def test_incompatible_dependency_leaves_tensorboard_up(tensorboard):
 
 def test_missing_dependency_names_it(tensorboard):
     server = tensorboard(
-        _BREAK_IMPORT.format(
+        BREAK_IMPORT.format(
             error="ModuleNotFoundError(\"No module named 'numpy'\", "
             "name='numpy')"
         )

@@ -17,22 +17,9 @@ import time
 
 import pytest
 
+from tests.breakage import BREAK_IMPORT
 from tests.cli.conftest import assert_usage_error, tbmf
 from tests.conftest import DEMO_LOGS, ROOT
-
-_BREAK = """
-import sys
-
-
-class _Break:
-    def find_spec(self, name, path=None, target=None):
-        if name == "tb_multiframework.core":
-            raise {error}
-        return None
-
-
-sys.meta_path.insert(0, _Break())
-"""
 
 
 def _one_line(result, code, *fragments):
@@ -79,7 +66,7 @@ def test_bad_arguments_are_usage_errors():
     ],
 )
 def test_broken_dependency_is_one_line_exit_3(tmp_path, error, fragments):
-    (tmp_path / "sitecustomize.py").write_text(_BREAK.format(error=error))
+    (tmp_path / "sitecustomize.py").write_text(BREAK_IMPORT.format(error=error))
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(tmp_path), ROOT])
     for args in (["list", DEMO_LOGS], ["anomalies", DEMO_LOGS]):
