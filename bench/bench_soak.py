@@ -15,10 +15,17 @@ A ninth thread asks `runs` every 200 ms: the light request whose latency
 shows whether heavy work stalls others. The server's RSS is sampled every
 5 s. Printed at the end: per route, count, p50, p99 and max latency;
 answers >= 500 (and 429s); RSS after the warm-up (`--warmup` seconds),
-at the end and its peak; the load average.
+at the end and its peak; the load average. Each server also reports,
+every `--warmup` seconds (`TBMF_TRACE_MEMORY`, api/memtrace.py), the bytes
+its store holds: RSS minus those bytes separates growth of the data (the
+writer's run grows) from growth of everything else (caches, leaks), and
+its slope after the warm-up is printed. `--trace-memory` also traces
+allocations (tracemalloc: slower) and prints the source lines that grew
+most after the warm-up.
 
 Usage: python bench/bench_soak.py [--minutes 10] [--runs 20]
        [--points 20000] [--rate 50] [--warmup 60] [--compare DIR]
+       [--trace-memory]
 (`--compare DIR` soaks a second TensorBoard running another checkout, e.g.
 a worktree of main, at the same time: the machine is shared and noisy, so
 the two are compared under the same load.)
@@ -86,8 +93,10 @@ def make_logdir(path: str, runs: int, points: int) -> None:
             json.dump({"lr": 0.1 + run / 100, "seed": run, "opt": "sgd"}, out)
 
 
-def start_tensorboard(logdir: str, pythonpath: str) -> tuple[subprocess.Popen, str]:
-    env = dict(os.environ)
+def start_tensorboard(
+    logdir: str, pythonpath: str, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ, **(extra_env or {}))
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     script = os.path.join(os.path.dirname(sys.executable), "tensorboard")
@@ -225,7 +234,16 @@ class Target:
         self.name = name
         self.logdir = os.path.join(folder, name)
         make_logdir(self.logdir, args.runs, args.points)
-        self.process, self.base = start_tensorboard(self.logdir, pythonpath)
+        self.memory_log = self.logdir + ".memory.jsonl"
+        self.process, self.base = start_tensorboard(
+            self.logdir,
+            pythonpath,
+            {
+                "TBMF_TRACE_MEMORY": self.memory_log,
+                "TBMF_TRACE_MEMORY_SECONDS": str(args.warmup),
+                "TBMF_TRACE_MEMORY_LINES": "15" if args.trace_memory else "0",
+            },
+        )
         self.rec = Recorder()
         self.rss: list[tuple[float, float]] = []
         self.warm_rss: float | None = None
@@ -277,6 +295,32 @@ class Target:
         )
         print(f"RSS MiB: after warm-up {self.warm_rss:.0f}, end "
               f"{self.rss[-1][1]:.0f}, peak {peak:.0f}; by minute: {timeline}")
+        self.report_memory()
+
+    def report_memory(self) -> None:
+        """The server's own memory reports (RSS minus the store's data)."""
+        try:
+            with open(self.memory_log) as lines:
+                reports = [json.loads(line) for line in lines]
+        except OSError:
+            reports = []
+        if len(reports) < 2:
+            print("memory reports: fewer than two (a checkout without "
+                  "TBMF_TRACE_MEMORY, or too short a soak)")
+            return
+        first, last = reports[0], reports[-1]
+        minutes = (last["seconds"] - first["seconds"]) / 60
+        slope = (last["rssMinusDataMiB"] - first["rssMinusDataMiB"]) / minutes
+        data = (last["storeDataMiB"] - first["storeDataMiB"]) / minutes
+        print(f"store data MiB {first['storeDataMiB']} -> {last['storeDataMiB']} "
+              f"({data:+.2f}/min); RSS minus data MiB "
+              f"{first['rssMinusDataMiB']} -> {last['rssMinusDataMiB']} "
+              f"({slope:+.1f}/min after the warm-up)")
+        print("by report (s: RSS minus data): " + ", ".join(
+            f"{r['seconds']}: {r['rssMinusDataMiB']:.0f}" for r in reports))
+        print(f"caches at the end: {json.dumps(last['figures'])}")
+        for line in last.get("grew", []):
+            print(f"  grew since the warm-up: {line}")
 
 
 def main() -> None:
@@ -287,6 +331,12 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=50.0)
     parser.add_argument("--warmup", type=float, default=60.0)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument(
+        "--trace-memory",
+        action="store_true",
+        help="trace allocations in the servers (tracemalloc; slower) and "
+        "print the source lines that grew most after the warm-up",
+    )
     parser.add_argument(
         "--compare",
         default="",

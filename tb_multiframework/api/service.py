@@ -121,6 +121,8 @@ class Api:
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
+        # The `runs` entries of the last context, per value of all_tags.
+        self._runs_kept: dict[bool, tuple[Context, list[dict[str, Any]]]] = {}
         self._contexts = ContextBuilder(store)
         self._anomalies = AnomalyFinder(store)
         # Placed and smoothed series, kept across data versions.
@@ -218,20 +220,7 @@ class Api:
             if e
         ] + list(ctx.errors) + list(getattr(loader, "problems", ()))
         return {
-            "runs": [
-                _with_warning_messages(
-                    with_speed(
-                        {
-                            **self._run_entry(
-                                ctx, summary, ctx.epoch_maps[run], all_tags
-                            ),
-                            **ctx.experiments.run_fields(run),
-                        },
-                        ctx.speed.runs.get(run),
-                    )
-                )
-                for run, summary in sorted(ctx.summaries.items())
-            ],
+            "runs": list(self._run_entries(ctx, all_tags)),
             "loading": loader is not None and not loader.loaded_once.is_set(),
             "dataVersion": self._store.version,
             "reload": (
@@ -242,6 +231,33 @@ class Api:
             "errors": errors,
             "source": loader.status().to_json() if loader is not None else None,
         }
+
+    def _run_entries(
+        self, ctx: Context, all_tags: bool
+    ) -> list[dict[str, Any]]:
+        """The `runs` entries of a context, made once per context: the tab
+        polls `runs`, and each entry reads its run's attempts in the store."""
+        with self._lock:
+            kept = self._runs_kept.get(all_tags)
+        if kept is not None and kept[0] is ctx:
+            return kept[1]
+        entries = [
+            _with_warning_messages(
+                with_speed(
+                    {
+                        **self._run_entry(
+                            ctx, summary, ctx.epoch_maps[run], all_tags
+                        ),
+                        **ctx.experiments.run_fields(run),
+                    },
+                    ctx.speed.runs.get(run),
+                )
+            )
+            for run, summary in sorted(ctx.summaries.items())
+        ]
+        with self._lock:
+            self._runs_kept[all_tags] = (ctx, entries)
+        return entries
 
     def _run_entry(
         self,
@@ -531,6 +547,21 @@ class Api:
                 f"layouts cannot be saved: {self._layout_path_reason}"
             )
         return self._layout_store
+
+    def memory_figures(self) -> dict[str, Any]:
+        """Sizes of the store's data and of every cache kept across
+        requests (`memtrace`, the soak's memory report)."""
+        with self._lock:
+            answers = list(self._cache.values())
+        return {
+            "storeDataBytes": self._store.data_bytes(),
+            "answers": len(answers),
+            "answerBytes": sum(len(a.data) for a in answers),
+            "placed": self._placed.entries,
+            "placedBytes": self._placed.nbytes,
+            "anomalyResults": self._anomalies.kept,
+            **self._contexts.figures(),
+        }
 
     # In-process callers (the `tbmf` command line, the Python API).
 
