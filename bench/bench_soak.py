@@ -25,7 +25,7 @@ most after the warm-up.
 
 Usage: python bench/bench_soak.py [--minutes 10] [--runs 20]
        [--points 20000] [--rate 50] [--warmup 60] [--compare DIR]
-       [--trace-memory]
+       [--trace-memory] [--env KEY=VALUE]
 (`--compare DIR` soaks a second TensorBoard running another checkout, e.g.
 a worktree of main, at the same time: the machine is shared and noisy, so
 the two are compared under the same load.)
@@ -230,7 +230,14 @@ def percentile(values: list[float], q: float) -> float:
 class Target:
     """One TensorBoard under soak: its logdir, process, clients, figures."""
 
-    def __init__(self, name: str, folder: str, pythonpath: str, args) -> None:
+    def __init__(
+        self,
+        name: str,
+        folder: str,
+        pythonpath: str,
+        args,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.name = name
         self.logdir = os.path.join(folder, name)
         make_logdir(self.logdir, args.runs, args.points)
@@ -242,6 +249,7 @@ class Target:
                 "TBMF_TRACE_MEMORY": self.memory_log,
                 "TBMF_TRACE_MEMORY_SECONDS": str(args.warmup),
                 "TBMF_TRACE_MEMORY_LINES": "15" if args.trace_memory else "0",
+                **(env or {}),
             },
         )
         self.rec = Recorder()
@@ -318,6 +326,12 @@ class Target:
               f"({slope:+.1f}/min after the warm-up)")
         print("by report (s: RSS minus data): " + ", ".join(
             f"{r['seconds']}: {r['rssMinusDataMiB']:.0f}" for r in reports))
+        mib = {
+            key: f"{first['figures'].get(key, 0) / 2**20:.0f} -> "
+            f"{last['figures'].get(key, 0) / 2**20:.0f}"
+            for key in ("mallocInUseBytes", "mallocFreeBytes", "mallocMmapBytes")
+        }
+        print(f"malloc MiB (in use, free kept, mmapped): {mib}")
         print(f"caches at the end: {json.dumps(last['figures'])}")
         for line in last.get("grew", []):
             print(f"  grew since the warm-up: {line}")
@@ -331,6 +345,14 @@ def main() -> None:
     parser.add_argument("--rate", type=float, default=50.0)
     parser.add_argument("--warmup", type=float, default=60.0)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an environment variable for this checkout's server only "
+        "(e.g. MALLOC_ARENA_MAX=2, against --compare of the same checkout)",
+    )
     parser.add_argument(
         "--trace-memory",
         action="store_true",
@@ -348,7 +370,9 @@ def main() -> None:
     targets: list[Target] = []
     stop = threading.Event()
     try:
-        targets.append(Target("this checkout", folder, "", args))
+        env = dict(item.split("=", 1) for item in args.env)
+        name = "this checkout" + "".join(f" {item}" for item in args.env)
+        targets.append(Target(name, folder, "", args, env))
         if args.compare:
             targets.append(Target(f"compared: {args.compare}", folder, args.compare, args))
         threads = [t for target in targets for t in target.threads(args, stop)]

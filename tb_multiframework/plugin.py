@@ -132,6 +132,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         self._heavy = HeavySlots()
         memtrace.start_from_environment(self._api.memory_figures)
         if self._loader is not None:
+            self._loader.after_reload = self._api.settled_context
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
             blocking = getattr(flags, "reload_task", "auto") == "blocking"
             if blocking:

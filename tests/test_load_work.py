@@ -272,3 +272,70 @@ def test_memory_report_names_the_lines_that_grew():
     assert len(kept) == 4
     assert "test_load_work.py" in report["grew"][0]
     assert report["grew"][0].startswith("+4.0")
+
+
+class _Reloading:
+    """A source as the api sees it, mid-way through a background reload."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self.loaded_once = threading.Event()
+        self.loaded_once.set()
+        self.reloading = True
+        self.after_reload = None
+        self.last_stats = None
+        self.last_error = ""
+        self.problems = ()
+
+    def status(self):
+        from tb_multiframework.sources import SourceStatus
+
+        return SourceStatus(kind="files", location="", reason="")
+
+
+def test_requests_during_a_background_reload_build_no_context(tmp_path):
+    store = _store(runs=2, tags=2, points=10)
+    loader = _Reloading()
+    api = Api(
+        store,
+        loader,
+        ConfigFile(str(tmp_path / "absent.json"), optional=True),
+        None,
+        "none",
+    )
+    builds = []
+    real = api._contexts.build
+    api._contexts.build = lambda config: builds.append(1) or real(config)
+    assert api.runs()["runs"][0]["numPoints"] == 20  # the first: built
+    for k in range(10):  # a reload appending, requests meanwhile
+        store.append_scalars(
+            "run0",
+            "m0/loss",
+            np.array([10 + k]),
+            np.array([2e9 + k]),
+            np.array([0.5]),
+        )
+        assert api.runs()["runs"][0]["numPoints"] == 20  # the last context
+    assert len(builds) == 1
+    loader.reloading = False
+    api.settled_context()  # what the reload thread calls when done
+    assert len(builds) == 2
+    assert api.runs()["runs"][0]["numPoints"] == 30
+    assert len(builds) == 2
+
+
+def test_the_reload_thread_builds_the_context_after_each_reload():
+    from tb_multiframework.ingest.periodic import PeriodicReload
+
+    seen = []
+
+    class Source(PeriodicReload):
+        def reload(self):
+            seen.append(("reload", self.reloading))
+
+    source = Source()
+    source.after_reload = lambda: seen.append(("after", source.reloading))
+    source.start(0)  # once
+    source._thread.join(30)
+    assert seen == [("reload", True), ("after", False)]

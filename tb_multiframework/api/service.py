@@ -62,6 +62,7 @@ from tb_multiframework.settings.config import Config, ConfigFile
 from tb_multiframework.settings.corrections import save_run_settings
 from tb_multiframework.settings.layouts import LayoutStore
 from tb_multiframework.sources import Source
+from tb_multiframework.store import allocator
 from tb_multiframework.store.store import RunSummary, Store
 
 # Names other modules import from here, wherever they are defined.
@@ -150,6 +151,8 @@ class Api:
             while True:
                 if self._context_key == key and self._context_value is not None:
                     return self._context_value
+                if self._settling(config):
+                    return self._context_value  # see `settled_context`
                 if not self._building:
                     self._building = True
                     break
@@ -167,6 +170,28 @@ class Api:
             self._context_key = key
             self._cache.clear()
         return value
+
+    def _settling(self, config: Config) -> bool:
+        """Whether the background reload is still changing the store (after
+        the first load, with a context of this config): then requests are
+        answered from the last context, and the reload thread builds the
+        next one when it is done (`settled_context`), so that no request
+        waits for a build, nor builds one per append of a reload."""
+        loader = self._loader
+        return (
+            loader is not None
+            and getattr(loader, "reloading", False)
+            and loader.loaded_once.is_set()
+            and self._context_value is not None
+            and self._context_key is not None
+            and self._context_key[1] == config
+        )
+
+    def settled_context(self) -> None:
+        """Builds the context of the data a reload left (the loader calls
+        this after each background reload); requests meanwhile are answered
+        from the previous one."""
+        self._context()
 
     def _cached(
         self,
@@ -561,6 +586,7 @@ class Api:
             "placedBytes": self._placed.nbytes,
             "anomalyResults": self._anomalies.kept,
             **self._contexts.figures(),
+            **allocator.malloc_figures(),
         }
 
     # In-process callers (the `tbmf` command line, the Python API).
