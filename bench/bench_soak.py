@@ -287,13 +287,16 @@ class Target:
         print(f"{'route':<28}{'count':>7}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}")
         every: list[float] = []
         for label, values in sorted(rec.latency.items()):
+            if not values:
+                continue
             if not label.startswith("probe"):
                 every += values
             print(f"{label:<28}{len(values):>7}{percentile(values, 0.5) * 1e3:>9.0f}"
                   f"{percentile(values, 0.99) * 1e3:>9.0f}{max(values) * 1e3:>9.0f}")
-        print(f"{'all client requests':<28}{len(every):>7}"
-              f"{percentile(every, 0.5) * 1e3:>9.0f}"
-              f"{percentile(every, 0.99) * 1e3:>9.0f}{max(every) * 1e3:>9.0f}")
+        if every:
+            print(f"{'all client requests':<28}{len(every):>7}"
+                  f"{percentile(every, 0.5) * 1e3:>9.0f}"
+                  f"{percentile(every, 0.99) * 1e3:>9.0f}{max(every) * 1e3:>9.0f}")
         errors = sum(n for code, n in rec.status.items() if code >= 500)
         print(f"status codes: {dict(sorted(rec.status.items()))}; "
               f"answers >= 500: {errors}")

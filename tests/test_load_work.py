@@ -178,7 +178,7 @@ def test_short_series_find_what_every_detector_finds(n):
     """Below MIN_DETECTED_POINTS only NaN checks run: each detector, run on
     its own, must indeed find nothing else there (and above it, all run)."""
     rng = np.random.default_rng(n)
-    for trial in range(40):
+    for trial in range(12):
         values = rng.choice([1.0, 5.0, 1e6, -3.0, 0.0], size=n) * rng.random(n)
         values[rng.random(n) < 0.2] = np.nan
         if trial % 3 == 0:
@@ -339,3 +339,48 @@ def test_the_reload_thread_builds_the_context_after_each_reload():
     source.start(0)  # once
     source._thread.join(30)
     assert seen == [("reload", True), ("after", False)]
+
+
+def test_at_most_compute_slots_answers_are_computed_at_once(tmp_path):
+    import threading
+
+    api = _api(tmp_path, _store(runs=2, tags=2, points=10))
+    kept = api._cached(("kept",), lambda: {"kept": 1})
+    gate = threading.Event()
+    inside = []
+    most = []
+    lock = threading.Lock()
+
+    def compute(k):
+        with lock:
+            inside.append(k)
+            most.append(len(inside))
+        # A computation asking for another answer does not wait for a
+        # second slot (which could deadlock with every slot taken).
+        api._cached(("inner", k), lambda: {"inner": k})
+        gate.wait(30)
+        with lock:
+            inside.remove(k)
+        return {"k": k}
+
+    threads = [
+        threading.Thread(target=api._cached, args=(("heavy", k), lambda k=k: compute(k)))
+        for k in range(6)
+    ]
+    for thread in threads:
+        thread.start()
+    deadline = time.monotonic() + 30
+    while len(inside) < service_slots() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    # Every slot taken: light requests and kept answers still answer.
+    assert api.runs()["runs"][0]["run"] == "run0"
+    assert api._cached(("kept",), lambda: {"kept": 2}) is kept
+    gate.set()
+    for thread in threads:
+        thread.join(30)
+    assert max(most) == service_slots() == 2
+    assert all(("heavy", k) in api._cache for k in range(6))
+
+
+def service_slots() -> int:
+    return api_service.COMPUTE_SLOTS

@@ -17,6 +17,7 @@ answers themselves are computed by `scalars.py` (scalars, export),
 from __future__ import annotations
 
 import collections
+import contextlib
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
@@ -82,6 +83,11 @@ __all__ = [
 ]
 
 _CACHE_ENTRIES = 64  # answers kept per data version
+# Answers computed at once (the machine: 2 cores). Others wait their turn
+# without holding the GIL, so a light request (runs, a kept answer) shares
+# the interpreter with at most this many computations, not with every
+# client's: under eight clients the `runs` probe waited behind all of them.
+COMPUTE_SLOTS = 2
 ANOMALY_SECONDS = 5.0  # new anomaly results one request computes, at most
 
 
@@ -124,6 +130,8 @@ class Api:
         )
         # The `runs` entries of the last context, per value of all_tags.
         self._runs_kept: dict[bool, tuple[Context, list[dict[str, Any]]]] = {}
+        self._computing = threading.BoundedSemaphore(COMPUTE_SLOTS)
+        self._slot_held = threading.local()
         self._contexts = ContextBuilder(store)
         self._anomalies = AnomalyFinder(store)
         # Placed and smoothed series, kept across data versions.
@@ -171,6 +179,21 @@ class Api:
             self._cache.clear()
         return value
 
+    @contextlib.contextmanager
+    def _compute_slot(self) -> Iterator[None]:
+        """Holds one of `COMPUTE_SLOTS` while computing an answer (once per
+        thread: a computation asking for another does not wait again)."""
+        if getattr(self._slot_held, "held", False):
+            yield
+            return
+        self._computing.acquire()
+        self._slot_held.held = True
+        try:
+            yield
+        finally:
+            self._slot_held.held = False
+            self._computing.release()
+
     def _settling(self, config: Config) -> bool:
         """Whether the background reload is still changing the store (after
         the first load, with a context of this config): then requests are
@@ -206,8 +229,13 @@ class Api:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        payload = compute()
-        value = Encoded(encode_json(payload), compress=compress)
+        with self._compute_slot():
+            with self._lock:  # computed by another while this one waited?
+                if key in self._cache and self._context_value is ctx:
+                    self._cache.move_to_end(key)
+                    return self._cache[key]
+            payload = compute()
+            value = Encoded(encode_json(payload), compress=compress)
         if keep is not None and not keep(payload):
             return value
         with self._lock:
@@ -470,7 +498,8 @@ class Api:
 
     def histograms(self, run: str, tag: str, axis: str) -> dict[str, Any]:
         """`GET histograms`: every histogram of a (run, tag)."""
-        return self._histogram_answers.histograms(run, tag, axis)
+        with self._compute_slot():
+            return self._histogram_answers.histograms(run, tag, axis)
 
     def histogram_diff(
         self, query: HistogramQuery, at: float | None
@@ -631,12 +660,18 @@ class Api:
         cost nothing): the rest are `pending`, for the next request, and
         such a partial answer is not kept.
         """
-        budget = Budget(
-            float("inf"), seconds=ANOMALY_SECONDS, should_stop=should_stop
-        )
         return self._cached(
             ("anomalies", query),
-            lambda: self.anomaly_payload(query, budget=budget),
+            # The budget starts once a compute slot is had, not while
+            # waiting for one.
+            lambda: self.anomaly_payload(
+                query,
+                budget=Budget(
+                    float("inf"),
+                    seconds=ANOMALY_SECONDS,
+                    should_stop=should_stop,
+                ),
+            ),
             keep=lambda payload: not payload["pending"],
         )
 
