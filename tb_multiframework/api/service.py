@@ -194,6 +194,15 @@ class Api:
             self._slot_held.held = False
             self._computing.release()
 
+    def _version_of(self, ctx: Context) -> int:
+        """The data version a context was built for (read before its build
+        began, so never newer than what it shows): the tab refreshes its
+        views when it changes, so `runs` says the version it answers from."""
+        with self._lock:
+            if self._context_value is ctx and self._context_key is not None:
+                return int(self._context_key[0])
+        return self._store.version
+
     def _settling(self, config: Config) -> bool:
         """Whether the background reload is still changing the store (after
         the first load, with a context of this config): then requests are
@@ -275,7 +284,7 @@ class Api:
         return {
             "runs": list(self._run_entries(ctx, all_tags)),
             "loading": loader is not None and not loader.loaded_once.is_set(),
-            "dataVersion": self._store.version,
+            "dataVersion": self._version_of(ctx),
             "reload": (
                 None
                 if stats is None
