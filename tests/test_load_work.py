@@ -307,7 +307,8 @@ def test_requests_during_a_background_reload_build_no_context(tmp_path):
     builds = []
     real = api._contexts.build
     api._contexts.build = lambda config: builds.append(1) or real(config)
-    assert api.runs()["runs"][0]["numPoints"] == 20  # the first: built
+    first = api.runs()
+    assert first["runs"][0]["numPoints"] == 20  # the first: built
     for k in range(10):  # a reload appending, requests meanwhile
         store.append_scalars(
             "run0",
@@ -316,12 +317,16 @@ def test_requests_during_a_background_reload_build_no_context(tmp_path):
             np.array([2e9 + k]),
             np.array([0.5]),
         )
-        assert api.runs()["runs"][0]["numPoints"] == 20  # the last context
+        answer = api.runs()
+        assert answer["runs"][0]["numPoints"] == 20  # the last context
+        assert answer["dataVersion"] == first["dataVersion"]  # and its version
     assert len(builds) == 1
     loader.reloading = False
     api.settled_context()  # what the reload thread calls when done
     assert len(builds) == 2
-    assert api.runs()["runs"][0]["numPoints"] == 30
+    answer = api.runs()
+    assert answer["runs"][0]["numPoints"] == 30
+    assert answer["dataVersion"] == store.version > first["dataVersion"]
     assert len(builds) == 2
 
 
