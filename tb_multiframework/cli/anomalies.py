@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 
 HELP = "spikes, divergence, plateaus, overfitting, ... found in the runs"
 EPILOG = """\
@@ -113,7 +113,9 @@ def run(args: argparse.Namespace) -> int:
         _print(args, payload)
     if failing:
         if not args.json:
-            common.warn(args, f"found {', '.join(failing)} (--fail-on)")
+            common.warn(
+                args, lang.tr("cli.anomalies.failOn", kinds=", ".join(failing))
+            )
         return common.EXIT_FAILED
     return common.EXIT_OK
 
@@ -123,12 +125,12 @@ def _print(args: argparse.Namespace, payload: dict[str, Any]) -> None:
     if found:
         lines, _ = common.render_table(
             [
-                common.Column("run", elide=True, min_width=16),
-                common.Column("series", elide=True, min_width=12),
-                common.Column("kind"),
-                common.Column("steps", ">"),
-                common.Column("severity", ">"),
-                common.Column("what", elide=True, min_width=20),
+                common.column("run", elide=True, min_width=16),
+                common.column("series", elide=True, min_width=12),
+                common.column("kind"),
+                common.column("steps", ">"),
+                common.column("severity", ">"),
+                common.column("what", elide=True, min_width=20),
             ],
             [
                 [
@@ -137,17 +139,27 @@ def _print(args: argparse.Namespace, payload: dict[str, Any]) -> None:
                     a["kind"],
                     _steps(a),
                     common.format_value(a["severity"]),
-                    common.printable(a["message"]),
+                    common.printable(
+                        lang.server_text(
+                            (a.get("i18n") or {}).get("message"), a["message"]
+                        )
+                    ),
                 ]
                 for a in found
             ],
             _WIDTH,
         )
         print("\n".join(lines))
-    shown = f" ({len(found)} listed)" if payload.get("truncated") else ""
+    shown = (
+        lang.tr("cli.anomalies.listed", n=len(found))
+        if payload.get("truncated")
+        else ""
+    )
     print(
-        f"{payload['total']} finding{'s' * (payload['total'] != 1)} in "
-        f"{payload['series']} series{shown}"
+        lang.tr(
+            "cli.anomalies.found", n=payload["total"], series=payload["series"]
+        )
+        + shown
     )
 
 

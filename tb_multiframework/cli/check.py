@@ -9,7 +9,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tb_multiframework.cli import common, export, selection, speed
+from tb_multiframework.cli import common, export, lang, selection, speed
 
 HELP = "exit 0 when the candidate stays within tolerance of the baseline"
 EPILOG = """\
@@ -363,15 +363,25 @@ def _distance_json(v: Any) -> dict[str, Any] | None:
 
 
 def _lines(result: dict[str, Any]) -> list[str]:
-    """PASS/FAIL and, on failure, the first and the worst violation."""
+    """PASS/FAIL and, on failure, the first and the worst violation.
+
+    PASS and FAIL stay in English in every language: CI logs are searched
+    for them."""
     word = "PASS" if result["passed"] else "FAIL"
-    axis = result["x"]
+    axis = lang.term("axis.", result["x"])
     base, cand = result["baseline"], result["candidate"]
-    who = (
-        f"{common.printable(cand['run'])} ({common.printable(cand['tag'])}) vs "
-        f"{common.printable(base['run'])} ({common.printable(base['tag'])})"
+    who = lang.tr(
+        "cli.check.who",
+        candidate=common.printable(cand["run"]),
+        candidateTag=common.printable(cand["tag"]),
+        baseline=common.printable(base["run"]),
+        baselineTag=common.printable(base["tag"]),
     )
-    what = result["metric"] if result["kind"] == "metric" else "histograms"
+    what = (
+        result["metric"]
+        if result["kind"] == "metric"
+        else lang.tr("cli.check.histograms")
+    )
     if "reason" in result:
         return [f"{word}  {what}: {who}: {result['reason']}"]
     lo, hi = result["checkedRange"]
@@ -383,35 +393,39 @@ def _lines(result: dict[str, Any]) -> list[str]:
             f"{'W1' if k == 'wasserstein' else 'KS'} ≤ {v:g}"
             for k, v in result["limits"].items()
         )
-    head = (
-        f"{word}  {what}: {who}: "
-        f"{common.format_int(result['violations'])} of "
-        f"{common.format_int(result['checked'])} points out of tolerance "
-        f"({limit}) on {span}"
-    )
+    checked = common.format_int(result["checked"])
     if result["passed"]:
-        head = (
-            f"{word}  {what}: {who}: all {common.format_int(result['checked'])}"
-            f" points within {limit} on {span}"
+        within = lang.tr(
+            "cli.check.pass", checked=checked, limit=limit, span=span
         )
-        return [head]
-    lines = [head]
+        return [f"{word}  {what}: {who}: {within}"]
+    out = lang.tr(
+        "cli.check.fail",
+        violations=common.format_int(result["violations"]),
+        checked=checked,
+        limit=limit,
+        span=span,
+    )
+    lines = [f"{word}  {what}: {who}: {out}"]
     for label in ("first", "worst"):
         v = result[label]
+        where = lang.tr(
+            f"cli.check.{label}", at=f"{axis} {common.format_value(v['x'])}"
+        )
         if result["kind"] == "metric":
             gap = abs(v["candidate"] - v["baseline"])
-            lines.append(
-                f"  {label} at {axis} {common.format_value(v['x'])}: baseline "
-                f"{common.format_value(v['baseline'])}, candidate "
-                f"{common.format_value(v['candidate'])}, |Δ| "
-                f"{common.format_value(gap)} > {common.format_value(v['allowed'])}"
-                f" allowed"
+            detail = lang.tr(
+                "cli.check.metricGap",
+                baseline=common.format_value(v["baseline"]),
+                candidate=common.format_value(v["candidate"]),
+                gap=common.format_value(gap),
+                allowed=common.format_value(v["allowed"]),
             )
         else:
             name = "W1" if v["distance"] == "wasserstein" else "KS"
-            lines.append(
-                f"  {label} at {axis} {common.format_value(v['x'])}: {name} "
-                f"{common.format_value(v['value'])} > "
+            detail = (
+                f"{name} {common.format_value(v['value'])} > "
                 f"{common.format_value(v['limit'])}"
             )
+        lines.append(f"  {where}: {detail}")
     return lines

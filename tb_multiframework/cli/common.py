@@ -44,6 +44,13 @@ EXIT_INTERRUPTED = 130  # Ctrl-C
 _LISTED_CHOICES = 8  # names listed in an "unknown ..." message
 
 
+def column(title: str, *args: Any, **kwargs: Any) -> Column:
+    """A table column whose header is in the chosen language (`title` stays
+    the name `--sort` and `--filter` use)."""
+    kwargs.setdefault("label", lang.heading(title))
+    return Column(title, *args, **kwargs)
+
+
 class UsageError(Exception):
     """A user mistake: printed as one line, exit code 2, no traceback."""
 

@@ -43,3 +43,27 @@ def language() -> str:
 def tr(key: str, **params: Any) -> str:
     """The catalog message `key` in the chosen language."""
     return i18n.t(key, params, lang=_current)
+
+
+def term(prefix: str, name: str) -> str:
+    """The message `prefix + name` (`"axis." + "step"`), or `name` itself
+    when there is none (names made from the logs, like the column `hp:lr`)."""
+    key = prefix + name
+    return tr(key) if key in i18n.catalog(i18n.DEFAULT_LANG) else name
+
+
+def heading(title: str) -> str:
+    """A table column's header in the chosen language."""
+    return term("cli.col.", title)
+
+
+def server_text(message: dict[str, Any] | None, english: str) -> str:
+    """A server-made text (`{"id", "params"}` beside its English) in the
+    chosen language; the English when the id has no message."""
+    if (
+        isinstance(message, dict)
+        and isinstance(message.get("id"), str)
+        and message["id"] in i18n.catalog(i18n.DEFAULT_LANG)
+    ):
+        return tr(message["id"], **(message.get("params") or {}))
+    return english

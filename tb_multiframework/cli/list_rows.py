@@ -110,7 +110,7 @@ def _hparam_column(
         return None
     return RowColumn(
         key,
-        common.Column(key),
+        common.column(key),
         lambda r: str(r.get("hparams", {}).get(key, "")),
         lambda r: r.get("hparams", {}).get(key),
     )

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tb_multiframework.cli import common, list_rows
+from tb_multiframework.cli import common, lang, list_rows
 from tb_multiframework.cli.list_rows import RowColumn
 
 HELP = "one line per run: group, framework, config, hparams, points, ..."
@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(out)
         return common.EXIT_OK
     if not runs:
-        common.warn(args, f"no runs under {args.logdir} match")
+        common.warn(args, lang.tr("cli.list.noMatch", logdir=args.logdir))
         return common.EXIT_OK
     lines, _ = common.render_table(
         [c.column for c in columns],
@@ -131,13 +131,13 @@ def _columns(
     columns = [
         RowColumn(
             "run",
-            common.Column("run", elide=True, keep_tail=True, min_width=20),
+            common.column("run", elide=True, keep_tail=True, min_width=20),
             text("run"),
             value("run"),
         ),
         RowColumn(
             "group",
-            common.Column(
+            common.column(
                 "group", elide=True, keep_tail=True, min_width=14, drop=9
             ),
             _group_text,
@@ -145,13 +145,13 @@ def _columns(
         ),
         RowColumn(
             "framework",
-            common.Column("framework", drop=3),
+            common.column("framework", drop=3),
             text("framework"),
             value("framework"),
         ),
         RowColumn(
             "writer",
-            common.Column("writer", elide=True, drop=11),
+            common.column("writer", elide=True, drop=11),
             text("writer"),
             value("writer"),
         ),
@@ -160,7 +160,7 @@ def _columns(
         columns.append(
             RowColumn(
                 "trainer",
-                common.Column("trainer", elide=True, drop=10),
+                common.column("trainer", elide=True, drop=10),
                 text("trainer"),
                 value("trainer"),
             )
@@ -169,7 +169,7 @@ def _columns(
         columns.append(
             RowColumn(
                 "config",
-                common.Column("config", drop=8),
+                common.column("config", drop=8),
                 text("configHash"),
                 value("configHash"),
             )
@@ -178,7 +178,7 @@ def _columns(
         columns.append(
             RowColumn(
                 "hparams",
-                common.Column("hparams", elide=True, min_width=12, drop=7),
+                common.column("hparams", elide=True, min_width=12, drop=7),
                 lambda r: _hparams_text(r, differing),
                 lambda r: _hparams_text(r, differing),
             )
@@ -186,19 +186,19 @@ def _columns(
     columns += [
         RowColumn(
             "points",
-            common.Column("points", ">", drop=5),
+            common.column("points", ">", drop=5),
             lambda r: common.format_int(r["numPoints"]),
             value("numPoints"),
         ),
         RowColumn(
             "steps",
-            common.Column("steps", ">", drop=6),
+            common.column("steps", ">", drop=6),
             _steps_text,
             value("lastStep"),
         ),
         RowColumn(
             "duration",
-            common.Column("duration", ">", drop=12),
+            common.column("duration", ">", drop=12),
             lambda r: common.format_duration(_duration(r)),
             _duration,
         ),
@@ -207,7 +207,7 @@ def _columns(
         columns.append(
             RowColumn(
                 "warnings",
-                common.Column("warn", ">", drop=4),
+                common.column("warn", ">", drop=4),
                 lambda r: str(len(r["warnings"])) if r["warnings"] else "",
                 lambda r: len(r["warnings"]),
             )
@@ -230,13 +230,18 @@ def _metric_columns(summary: dict[str, Any]) -> list[RowColumn]:
     columns = [
         RowColumn(
             "last",
-            common.Column(f"{summary['name']} last", ">", drop=1),
+            common.column(
+                f"{summary['name']} last",
+                ">",
+                drop=1,
+                label=lang.tr("cli.col.metricLast", metric=summary["name"]),
+            ),
             shown(fields["last"]),
             fields["last"],
         ),
         RowColumn(
             "best",
-            common.Column("best", ">", drop=2),
+            common.column("best", ">", drop=2),
             shown(fields["best"]),
             fields["best"],
         ),
@@ -245,7 +250,12 @@ def _metric_columns(summary: dict[str, Any]) -> list[RowColumn]:
         columns.append(
             RowColumn(
                 "spread",
-                common.Column("rank spread", ">", drop=13),
+                common.column(
+                    "rank spread",
+                    ">",
+                    drop=13,
+                    label=lang.tr("cli.col.rankSpread"),
+                ),
                 lambda r: _percent(fields["spread"](r)),
                 fields["spread"],
             )

@@ -40,7 +40,7 @@ COMMANDS = (list_runs, diff, export, report, check, anomalies, open_tb)
 DESCRIPTION = """\
 Compare PyTorch, TensorFlow/Keras and PaddlePaddle training runs from the
 command line: the same runs, metric names, axes, smoothing and difference
-curves as the Multiframework tab in TensorBoard, read in-process (no server).
+curves as the Frameworks tab in TensorBoard, read in-process (no server).
 """
 
 EPILOG = """\

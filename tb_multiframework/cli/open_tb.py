@@ -2,7 +2,7 @@
 
 TensorBoard is started with `--logdir_spec RUN:LOGDIR/RUN,...`, which keeps
 each run's name (the tab reads the spec with TensorBoard's own parser); the
-printed link opens the Multiframework tab's Compare view with those runs
+printed link opens the Frameworks tab's Compare view with those runs
 selected, in the URL format of `frontend/state.js`:
 `<url>#tb_multiframework&tbmf.view=compare&tbmf.sel=<runs>&tbmf.cm=<metric>`.
 """
@@ -30,7 +30,7 @@ examples:
 
 TensorBoard reads only the named runs (a RUN may be a directory of runs)
 and keeps running until Ctrl-C; its messages go to stderr. The link (on
-stdout) opens the Multiframework tab's Compare view with those runs
+stdout) opens the Frameworks tab's Compare view with those runs
 selected, the metric, the axis and the first run as the baseline.
 """
 PLUGIN_ID = "tb_multiframework"  # state.js PLUGIN_ID: the tab's hash id

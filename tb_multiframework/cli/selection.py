@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 from tb_multiframework.cli.speed import SPEED_NAMES
 
 
@@ -196,20 +196,22 @@ def config_rows(diff: dict[str, Any] | None) -> list[tuple[str, str, str]]:
 def config_summary(diff: dict[str, Any] | None) -> str:
     """`2 of 9 keys differ (config 889abb73 → fc67a21a)` and the like."""
     if diff is None:
-        return "the same run"
+        return lang.tr("cli.config.sameRun")
     if not diff["keys"]:
-        return "no hyper-parameters logged"
+        return lang.tr("cli.config.none")
     base, cand = diff["runs"]
     hashes = diff["configHashes"]
     differing = sum(entry["differs"] for entry in diff["keys"])
     what = (
-        "all the same"
+        lang.tr("cli.config.allSame")
         if not differing
-        else f"{differing} of {len(diff['keys'])} keys differ"
+        else lang.tr("cli.config.differ", n=differing, total=len(diff["keys"]))
     )
-    return (
-        f"{what} (config {hashes.get(base) or common.MISSING} → "
-        f"{hashes.get(cand) or common.MISSING})"
+    return lang.tr(
+        "cli.config.summary",
+        what=what,
+        a=hashes.get(base) or common.MISSING,
+        b=hashes.get(cand) or common.MISSING,
     )
 
 

@@ -152,3 +152,80 @@ def test_usage_errors_in_chinese():
     zh_bad = _tbmf("list", DEMO_LOGS, "--sort", locale="zh_CN.UTF-8")
     assert zh_bad.returncode == 2
     assert zh_bad.stderr.startswith(ZH["cli.usageError"].split("{")[0])
+
+
+def _fill(key: str, **params) -> str:
+    """The zh-CN text of `key` with its placeholders filled (independently of
+    the package's own `fill`)."""
+    text = ZH[key]
+    for name, value in params.items():
+        text = text.replace("{" + name + "}", str(value))
+    return text
+
+
+def test_list_headers_in_chinese():
+    done = _tbmf(
+        "list", DEMO_LOGS, "--width", "300", "--lang", "zh-CN", locale=None
+    )
+    assert done.returncode == 0, done.stderr
+    header = done.stdout.split("\n")[0].split()
+    expected = [
+        ZH[f"cli.col.{name}"]
+        for name in ("run", "group", "framework", "writer", "trainer")
+    ]
+    assert header[:5] == expected, header
+    assert not any(word.isascii() for word in header), header
+
+
+SEEDS = ("-a", "seeds/pytorch_seed0", "-b", "seeds/pytorch_seed1")
+CHECK = ("check", DEMO_LOGS, *SEEDS, "--metric", "loss/train", "--rtol", "10")
+DIFF = ("diff", DEMO_LOGS, "pytorch_sgd", "keras_fit/train")
+
+
+def test_diff_and_check_in_chinese():
+    diff = _tbmf(*DIFF, locale="zh_CN.UTF-8")
+    assert diff.returncode == 0, diff.stderr
+    english = _tbmf(*DIFF, "--json", locale="zh_CN.UTF-8")
+    first = json.loads(english.stdout)["metrics"][0]
+    lines = diff.stdout.split("\n")
+    direction = ZH["report.direction." + first["direction"]]
+    head = f"{first['metric']}  {direction}  "
+    assert any(line.startswith(head) for line in lines), diff.stdout
+    assert ZH["cli.diff.config"].split("{")[0] + ZH["cli.config.none"] in lines
+    for key in ("last", "best"):
+        assert any(
+            line.startswith("  " + ZH[f"report.compare.{key}"])
+            for line in lines
+        )
+    check = _tbmf(*CHECK, "--lang", "zh-CN", locale=None)
+    assert check.returncode == 0, check.stderr
+    result = json.loads(_tbmf(*CHECK, "--json", locale=None).stdout)
+    lo, hi = result["checks"][0]["checkedRange"]
+    within = _fill(
+        "cli.check.pass",
+        checked=result["checks"][0]["checked"],
+        limit="rtol 10, atol 0",
+        span=f"{ZH['axis.step']} {lo:g}–{hi:g}",
+    )
+    assert check.stdout.startswith("PASS  "), check.stdout
+    assert check.stdout.rstrip().endswith(within), check.stdout
+
+
+def test_anomaly_messages_in_chinese():
+    done = _tbmf("anomalies", DEMO_LOGS, "--lang", "zh-CN", locale=None)
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(
+        _tbmf("anomalies", DEMO_LOGS, "--json", locale=None).stdout
+    )
+    lines = done.stdout.rstrip("\n").split("\n")
+    assert lines[-1] == _fill(
+        "cli.anomalies.found", n=payload["total"], series=payload["series"]
+    )
+    assert len(lines) == len(payload["anomalies"]) + 2
+    for line, found in zip(lines[1:-1], payload["anomalies"]):
+        message = found["i18n"]["message"]
+        text = _fill(message["id"], **message["params"])
+        cell = line.rsplit("  ", 1)[-1]  # the last column, maybe cut short
+        assert cell == text or (
+            cell.endswith("…") and text.startswith(cell[:-1])
+        ), (line, text)
