@@ -78,8 +78,11 @@ def _kinds(text: str | None) -> frozenset[str] | None:
     except ValueError:
         unknown = [k for k in listed if k not in KINDS]
         raise common.UsageError(
-            f"unknown anomaly kind {unknown[0]!r}; "
-            + common.choices_text(unknown[0], list(KINDS), "kinds")
+            lang.tr(
+                "cli.err.unknownKind",
+                kind=repr(unknown[0]),
+                choices=common.choices_text(unknown[0], list(KINDS), "kinds"),
+            )
         ) from None
 
 

@@ -150,14 +150,16 @@ def parse_hist_tol(text: str) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     common.check_axis(args.x)
     if not args.metric and not args.histograms:
-        raise common.UsageError("name a --metric (or --histograms) to check")
+        raise common.UsageError(lang.tr("cli.err.checkWhat"))
     if args.hist_tol is not None and not args.histograms:
-        raise common.UsageError("--hist-tol needs --histograms")
+        raise common.UsageError(lang.tr("cli.err.histTol"))
     from tb_multiframework.api import pairs  # noqa: PLC0415 - numpy
     from tb_multiframework.core import histdiff, parity  # noqa: PLC0415
 
     if args.bins is not None and not 1 <= args.bins <= histdiff.MAX_BINS:
-        raise common.UsageError(f"--bins must be in [1, {histdiff.MAX_BINS}]")
+        raise common.UsageError(
+            lang.tr("cli.err.range", option="--bins", max=histdiff.MAX_BINS)
+        )
     stack = common.load(args)
 
     results = []
@@ -170,10 +172,16 @@ def run(args: argparse.Namespace) -> int:
             stack, args.baseline, args.candidate, curve_metrics
         )
         for item in pairing.one_sided:
-            message = f"{item['missing']!r} has no metric {item['metric']}"
+            message = lang.tr(
+                "cli.err.noMetricIn",
+                run=repr(item["missing"]),
+                metric=item["metric"],
+            )
             if item["metric"] in curve_metrics:  # named by its exact key
                 raise common.UsageError(message)
-            common.warn(args, f"{message}; that level is not checked")
+            common.warn(
+                args, lang.tr("cli.warn.levelNotChecked", message=message)
+            )
         common.warn_run_problems(
             args,
             selection.run_records(
@@ -298,13 +306,22 @@ def _histogram_run(stack: Any, token: str, tag: str) -> str:
         return having[0]
     if len(having) > 1:
         raise common.UsageError(
-            f"{token!r} names {len(having)} runs with histogram {tag!r}: "
-            f"{', '.join(having)}; name one of them"
+            lang.tr(
+                "cli.err.ambiguousHistogram",
+                token=repr(token),
+                n=len(having),
+                tag=repr(tag),
+                runs=", ".join(having),
+            )
         )
     tags = sorted({t for r in records for t in r["histogramTags"]})
     raise common.UsageError(
-        f"{token!r} has no histogram tag {tag!r}; "
-        + common.choices_text(tag, tags, "histogram tags")
+        lang.tr(
+            "cli.err.noHistogramTag",
+            token=repr(token),
+            tag=repr(tag),
+            choices=common.choices_text(tag, tags, "histogramTags"),
+        )
     )
 
 

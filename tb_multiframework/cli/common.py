@@ -109,18 +109,23 @@ def load(args: argparse.Namespace) -> Stack:
     """
     logdir = args.logdir
     if "://" not in logdir and not os.path.isdir(logdir):
-        raise UsageError(f"LOGDIR {logdir!r} is not a directory")
+        raise UsageError(lang.tr("cli.err.notADirectory", logdir=repr(logdir)))
     if args.config and not os.path.isfile(args.config):
-        raise UsageError(f"config file {args.config!r} does not exist")
+        raise UsageError(lang.tr("cli.err.noConfig", path=repr(args.config)))
     from tb_multiframework import wiring  # noqa: PLC0415 - numpy & readers
 
     stack = wiring.build_stack(logdir, config_path=args.config, layouts=False)
     if stack.config_file.error:
         if args.config:
             raise UsageError(stack.config_file.error)
-        warn(args, f"{stack.config_file.error}; reading without it")
+        warn(
+            args,
+            lang.tr("cli.warn.configIgnored", error=stack.config_file.error),
+        )
     show = not args.quiet and sys.stderr.isatty()
-    with Progress(f"reading {logdir}", enabled=show) as progress:
+    with Progress(
+        lang.tr("cli.progress.reading", logdir=logdir), enabled=show
+    ) as progress:
         stack.loader.reload(progress=progress.update)
     stack.loader.loaded_once.set()
     return stack
@@ -151,12 +156,17 @@ def warn_run_problems(
 def choices_text(wanted: str, names: Sequence[str], kind: str) -> str:
     """`did you mean 'b'? runs: a, b, c, ... (12)` for an error message."""
     close = difflib.get_close_matches(wanted, names, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
+    hint = lang.tr("cli.choices.hint", name=repr(close[0])) if close else ""
+    noun = lang.term("cli.noun.", kind)
     if not names:
-        return f"{hint}there are no {kind}"
+        return lang.tr("cli.choices.none", hint=hint, kind=noun)
     shown = ", ".join(names[:_LISTED_CHOICES])
-    more = f", … ({len(names)} in all)" if len(names) > _LISTED_CHOICES else ""
-    return f"{hint}{kind}: {shown}{more}"
+    more = (
+        lang.tr("cli.choices.more", n=len(names))
+        if len(names) > _LISTED_CHOICES
+        else ""
+    )
+    return lang.tr("cli.choices.list", hint=hint, kind=noun, names=shown + more)
 
 
 def resolve_run(token: str, runs: Sequence[str]) -> list[str]:
@@ -175,7 +185,11 @@ def resolve_run(token: str, runs: Sequence[str]) -> list[str]:
     if found:
         return found
     raise UsageError(
-        f"unknown run {token!r}; {choices_text(token, list(runs), 'runs')}"
+        lang.tr(
+            "cli.err.unknownRun",
+            run=repr(token),
+            choices=choices_text(token, list(runs), "runs"),
+        )
     )
 
 
@@ -196,7 +210,11 @@ def resolve_metrics(
     if not found:
         keys = [m["key"] for m in metrics]
         raise UsageError(
-            f"unknown metric {token!r}; {choices_text(token, keys, 'metrics')}"
+            lang.tr(
+                "cli.err.unknownMetric",
+                metric=repr(token),
+                choices=choices_text(token, keys, "metrics"),
+            )
         )
     return found
 
@@ -255,8 +273,13 @@ def member_of(
         return token, hits[token]
     if len(hits) > 1:
         raise UsageError(
-            f"{token!r} names {len(hits)} runs with metric {entry['key']}: "
-            f"{', '.join(hits)}; name one of them"
+            lang.tr(
+                "cli.err.ambiguousMetric",
+                token=repr(token),
+                n=len(hits),
+                metric=entry["key"],
+                runs=", ".join(hits),
+            )
         )
     return next(iter(hits.items()), None)
 
@@ -266,7 +289,11 @@ def check_axis(axis: str) -> str:
     from tb_multiframework.core.axes import AXES  # noqa: PLC0415 - numpy
 
     if axis not in AXES:
-        raise UsageError(f"unknown axis {axis!r}; axes: {', '.join(AXES)}")
+        raise UsageError(
+            lang.tr(
+                "cli.err.unknownAxis", axis=repr(axis), axes=", ".join(AXES)
+            )
+        )
     return axis
 
 
@@ -349,5 +376,9 @@ def write_output(path: str | None, text: str | Iterable[str]) -> None:
         except OSError:
             pass
         raise UsageError(
-            f"cannot write {path!r}: {error.strerror or error}"
+            lang.tr(
+                "cli.err.cannotWrite",
+                path=repr(path),
+                why=error.strerror or error,
+            )
         ) from None

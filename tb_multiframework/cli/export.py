@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 
 HELP = "every aligned point of a metric or tag as CSV or JSON"
 EPILOG = """\
@@ -75,7 +75,7 @@ def add_axis_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     common.check_axis(args.x)
     if (args.x_min is None) != (args.x_max is None):
-        raise common.UsageError("give both --x-min and --x-max, or neither")
+        raise common.UsageError(lang.tr("cli.err.xRange"))
     stack = common.load(args)
     from tb_multiframework.api.service import ScalarQuery  # noqa: PLC0415
 
@@ -92,12 +92,15 @@ def run(args: argparse.Namespace) -> int:
         members = sorted({m["run"] for m in entry["members"]})
         if runs and not set(runs) & set(members):
             raise common.UsageError(
-                f"none of the runs named has metric {metric}; runs with it: "
-                + ", ".join(members)
+                lang.tr(
+                    "cli.err.noRunHasMetric",
+                    metric=metric,
+                    runs=", ".join(members),
+                )
             )
         runs = [r for r in runs if r in members]
     elif not runs:
-        raise common.UsageError("--tag needs at least one --run")
+        raise common.UsageError(lang.tr("cli.err.tagNeedsRun"))
     x_range = None if args.x_min is None else (args.x_min, args.x_max)
     pieces, _ = stack.api.export(
         ScalarQuery(

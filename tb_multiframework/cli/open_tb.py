@@ -19,7 +19,7 @@ import webbrowser
 from typing import Any
 from urllib.parse import quote
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 
 HELP = "start TensorBoard on some runs and print the tab's link to them"
 EPILOG = """\
@@ -71,7 +71,9 @@ def run(args: argparse.Namespace) -> int:
         common.check_axis(args.x)
     logdir = args.logdir
     if "://" not in logdir and not os.path.isdir(logdir):
-        raise common.UsageError(f"LOGDIR {logdir!r} is not a directory")
+        raise common.UsageError(
+            lang.tr("cli.err.notADirectory", logdir=repr(logdir))
+        )
     from tb_multiframework import wiring  # noqa: PLC0415 - numpy, readers
 
     on_disk = wiring.build_stack(logdir, layouts=False).loader.runs_on_disk()

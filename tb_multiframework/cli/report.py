@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tb_multiframework import __version__
-from tb_multiframework.cli import common, export, selection, speed
+from tb_multiframework.cli import common, export, lang, selection, speed
 
 HELP = "a candidate against a baseline: Markdown card or HTML page"
 EPILOG = """\
@@ -106,13 +106,15 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or FORMATS.get(os.path.splitext(args.out)[1].lower())
     if fmt is None:
         raise common.UsageError(
-            f"--out {args.out!r}: end it in .md or .html, or give --format"
+            lang.tr("cli.err.outFormat", out=repr(args.out))
         )
     common.check_axis(args.x)
     from tb_multiframework.core.downsample import MAX_POINTS  # noqa: PLC0415
 
     if not 1 <= args.points <= MAX_POINTS:
-        raise common.UsageError(f"--points must be in [1, {MAX_POINTS}]")
+        raise common.UsageError(
+            lang.tr("cli.err.range", option="--points", max=MAX_POINTS)
+        )
     stack = common.load(args)
     data = gather(stack, args, with_charts=fmt == "html")
     common.warn_run_problems(args, data.runs)

@@ -114,13 +114,18 @@ def pair_metrics(
                 and {x["run"] for x in m["members"]} & set(runs_c)
             }
         )
-        wanted = ", ".join(metric_tokens) or "any metric"
+        wanted = ", ".join(metric_tokens) or lang.tr("cli.err.anyMetric")
         raise common.UsageError(
-            f"{baseline!r} and {candidate!r} do not both have {wanted}; "
-            + (
-                f"metrics both have: {', '.join(shared)}"
-                if shared
-                else "they share no metric"
+            lang.tr(
+                "cli.err.notShared",
+                a=repr(baseline),
+                b=repr(candidate),
+                wanted=wanted,
+                shared=(
+                    lang.tr("cli.err.sharedMetrics", metrics=", ".join(shared))
+                    if shared
+                    else lang.tr("cli.err.noSharedMetric")
+                ),
             )
         )
     return Pairing(runs_b, runs_c, paired, one_sided)

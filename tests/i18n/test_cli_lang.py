@@ -229,3 +229,20 @@ def test_anomaly_messages_in_chinese():
         assert cell == text or (
             cell.endswith("…") and text.startswith(cell[:-1])
         ), (line, text)
+
+
+def test_the_cli_own_usage_errors_in_chinese():
+    axis = _tbmf(*DIFF, "--x", "nope", "--lang", "zh-CN", locale=None)
+    assert axis.returncode == 2
+    axes = "step, epoch, relative, wall, progress"
+    message = _fill("cli.err.unknownAxis", axis="'nope'", axes=axes)
+    assert axis.stderr.strip() == _fill("cli.error", message=message)
+    run = _tbmf("diff", DEMO_LOGS, "pytorch_sgd", "nope", locale="zh_CN.UTF-8")
+    assert run.returncode == 2
+    head = _fill("cli.err.unknownRun", run="'nope'", choices="")
+    noun = _fill(
+        "cli.choices.list", hint="", kind=ZH["cli.noun.runs"], names=""
+    )
+    assert run.stderr.startswith(_fill("cli.error", message=head + noun))
+    english = _tbmf("diff", DEMO_LOGS, "pytorch_sgd", "nope", locale=None)
+    assert english.stderr.startswith("tbmf: error: unknown run 'nope'; runs: ")
