@@ -365,3 +365,35 @@ def test_no_english_left_in_the_chinese_help(command):
     # and it fits an 80-column terminal (a CJK character takes two)
     wide = [line for line in text.split("\n") if _width(line) > 80]
     assert not wide, wide
+
+
+@pytest.mark.parametrize(
+    "argv, expected",
+    [
+        (["diff", "--lang", "zh-CN", "x"], "zh-CN"),
+        (["--lang=zh-CN", "list"], "zh-CN"),
+        (["--lang", "zh-CN", "list", "--lang", "en"], "en"),  # argparse: last
+        (["list", "--lang", "fr"], None),  # argparse rejects it later
+        (["list", "--lang"], None),
+        (["open", "--", "--lang", "zh-CN"], None),  # a RUN, not an option
+        (["list", "runs/"], None),
+    ],
+)
+def test_the_language_is_read_from_argv_before_parsing(argv, expected):
+    from tb_multiframework.cli import lang
+
+    assert lang.from_argv(argv) == expected
+
+
+def test_chinese_help_wraps_by_display_width():
+    from tb_multiframework.cli import lang
+
+    text = "配置文件（各运行的设置、指标别名）；默认：存在时使用 LOGDIR/config.json。"
+    lines = lang.wrap_wide(text, 20)
+    assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+    # a word is never cut
+    assert any(line.startswith("LOGDIR/config.json") for line in lines)
+    for line in lines:
+        # a closing mark may hang over by one character, never start a line
+        assert _width(line.rstrip("，。；：、）")) <= 20, lines
+        assert line[0] not in "，。；：、）", lines
