@@ -8,55 +8,52 @@ from typing import Any
 
 from tb_multiframework.cli import common, lang
 
-HELP = "spikes, divergence, plateaus, overfitting, ... found in the runs"
-EPILOG = """\
-examples:
-  tbmf anomalies runs/
-  tbmf anomalies runs/ --run torch_port --metric loss/train --json
-  tbmf anomalies runs/ --fail-on nonfinite,explosion,rank_desync
-
-The detectors and their kinds are the tab's (the `anomalies` route): a run
-with NaN/Inf values, spikes, cliffs, plateaus, oscillation, explosions,
-stepwise rises of a validation metric, overfitting and train/val drift,
-DDP ranks drifting apart. --kinds limits the report; --fail-on KINDS (or
-`any`) makes the command exit 1 when a finding of a listed kind is reported.
-
-exit codes: 0 done (no finding of a --fail-on kind); 1 a finding of a
---fail-on kind; 2 usage error (an unknown run, metric, tag or kind names the
-choices).
-"""
 _WIDTH = 100  # characters of the table
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "anomalies", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "anomalies",
+        lang.tr("cli.help.anomalies.summary"),
+        lang.tr("cli.help.anomalies.epilog"),
+    )
     parser.add_argument(
         "--run",
         metavar="R",
         action="append",
         default=[],
-        help="a run or a directory of runs; repeat for more (default: all)",
+        help=lang.option_help("cli.help.anomalies.run"),
     )
     what = parser.add_mutually_exclusive_group()
-    what.add_argument("--metric", metavar="M", help="one metric (key or name)")
-    what.add_argument("--tag", metavar="T", help="one raw tag")
+    what.add_argument(
+        "--metric",
+        metavar="M",
+        help=lang.option_help("cli.help.anomalies.metric"),
+    )
+    what.add_argument(
+        "--tag", metavar="T", help=lang.option_help("cli.help.anomalies.tag")
+    )
     parser.add_argument(
-        "--kinds", metavar="K,K", help="report only these kinds"
+        "--kinds",
+        metavar="K,K",
+        help=lang.option_help("cli.help.anomalies.kinds"),
     )
     parser.add_argument(
         "--fail-on",
         metavar="KINDS",
-        help="exit 1 when one of these kinds (comma-separated, or `any`) "
-        "is found",
+        help=lang.option_help("cli.help.anomalies.failOn"),
     )
     parser.add_argument(
         "--x",
         default="step",
         metavar="AXIS",
-        help="axis of the positions in --json (default step)",
+        help=lang.option_help("cli.help.anomalies.x"),
     )
     parser.add_argument(
-        "--json", action="store_true", help="the route's answer"
+        "--json",
+        action="store_true",
+        help=lang.option_help("cli.help.anomalies.asJson"),
     )
     parser.set_defaults(handler=run)
 

@@ -11,48 +11,21 @@ from typing import Any
 
 from tb_multiframework.cli import common, export, lang, selection, speed
 
-HELP = "exit 0 when the candidate stays within tolerance of the baseline"
-EPILOG = """\
-examples:
-  tbmf check runs/ -a tf_run -b torch_run --metric loss/val --x epoch
-  tbmf check runs/ -a tf_run -b torch_run --metric loss/train@batch \\
-      --smoothing 0.9 --rtol 0.05 --atol 0.01 --window 2:
-  tbmf check runs/ -a tf_run -b torch_run --metric loss/val \\
-      --histograms dense/kernel linear.weight --hist-tol ks=0.1,w1=0.02
-
-Both curves are read on the union of their x in their overlap (linear in
-between, never extrapolated: the tab's difference curve). Every such point
-in the window must satisfy |candidate − baseline| <= atol + rtol·|baseline|.
-Where a value is NaN or infinite the point passes only when both are the
-same (a candidate that diverges where the baseline did not fails).
---window: all (default), last (the end of the overlap), or FROM:TO on the
-axis (either end may be left out: 2: or :5).
-
-Speed metrics (time/step, throughput/steps_per_s, throughput/samples_per_s,
-time/epoch, time/total) compare the two runs' speed derived from wall time
-(median step time, steady throughput, median epoch time, training time),
-one-sided: the candidate fails when slower by more than --tolerance
-(5% or 0.05); faster always passes.
-
---histograms TAG_A TAG_B compares the baseline's TAG_A with the
-candidate's TAG_B at each of the baseline's histogram positions inside the
-candidate's range (the nearest candidate histogram), in the window:
-Wasserstein-1 and Kolmogorov–Smirnov must stay within --hist-tol (one limit
-for both, or ks=K,w1=W).
-
-exit codes: 0 within tolerance; 1 out of tolerance (the first and the worst
-violation are printed) or no overlap; 2 usage error.
-"""
 _DEFAULT_RTOL = 0.05  # relative tolerance
 _DEFAULT_HIST_TOL = 0.1  # KS statistic and W1 limit
 _DEFAULT_SPEED_TOL = 0.05  # relative slow-down a speed check allows
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "check", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "check",
+        lang.tr("cli.help.check.summary"),
+        lang.tr("cli.help.check.epilog"),
+    )
     selection.add_pair_arguments(parser, positional=False)
     common.add_metrics_argument(
-        parser, "a metric key or name; repeat to check several"
+        parser, lang.option_help("cli.help.check.metric")
     )
     export.add_axis_arguments(parser)
     parser.add_argument(
@@ -60,52 +33,56 @@ def register(commands: Any) -> None:
         type=common.parse_nonnegative,
         default=_DEFAULT_RTOL,
         metavar="R",
-        help=f"relative tolerance, of |baseline| (default {_DEFAULT_RTOL})",
+        help=lang.option_help("cli.help.check.rtol", default=_DEFAULT_RTOL),
     )
     parser.add_argument(
         "--atol",
         type=common.parse_nonnegative,
         default=0.0,
         metavar="A",
-        help="absolute tolerance (default 0)",
+        help=lang.option_help("cli.help.check.atol"),
     )
     parser.add_argument(
         "--window",
         type=parse_window,
         default="all",
         metavar="W",
-        help="all (default), last, or FROM:TO on the axis",
+        help=lang.option_help("cli.help.check.window"),
     )
     parser.add_argument(
         "--histograms",
         nargs=2,
         metavar=("TAG_A", "TAG_B"),
-        help="also compare the baseline's TAG_A with the candidate's TAG_B",
+        help=lang.option_help("cli.help.check.histograms"),
     )
     parser.add_argument(
         "--hist-tol",
         type=parse_hist_tol,
         default=None,
         metavar="T",
-        help=f"limit of KS and W1: one number or ks=K,w1=W "
-        f"(default {_DEFAULT_HIST_TOL})",
+        help=lang.option_help(
+            "cli.help.check.histTol", default=_DEFAULT_HIST_TOL
+        ),
     )
     parser.add_argument(
         "--bins",
         type=int,
         default=None,
         metavar="N",
-        help="common bins of the histogram comparison (default as the tab)",
+        help=lang.option_help("cli.help.check.bins"),
     )
     parser.add_argument(
         "--tolerance",
         type=speed.parse_tolerance,
         default=_DEFAULT_SPEED_TOL,
         metavar="T",
-        help="for speed metrics (time/step, throughput/steps_per_s, ...): how "
-        "much slower the candidate may be, 5%% or 0.05 (default 5%%)",
+        help=lang.option_help("cli.help.check.tolerance"),
     )
-    parser.add_argument("--json", action="store_true", help="JSON output")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=lang.option_help("cli.help.common.asJson"),
+    )
     parser.set_defaults(handler=run)
 
 

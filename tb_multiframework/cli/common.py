@@ -61,11 +61,13 @@ def add_command(
     """A command's parser, with LOGDIR and the options every command has."""
     parser: argparse.ArgumentParser = commands.add_parser(
         name,
-        help=help_text,
+        help=help_text.replace("%", "%%"),
         description=help_text,
         epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=lang.HelpFormatter,
+        add_help=False,
     )
+    lang.add_help_option(parser)
     add_logdir_arguments(parser)
     return parser
 
@@ -84,20 +86,19 @@ def add_logdir_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "logdir",
         metavar="LOGDIR",
-        help="the log directory, as given to tensorboard --logdir",
+        help=lang.option_help("cli.help.common.logdir"),
     )
     parser.add_argument(
         "--config",
         metavar="PATH",
         default="",
-        help="config file (per-run settings, metric aliases); default: "
-        "LOGDIR/.tb_multiframework/config.json when present, as in the tab",
+        help=lang.option_help("cli.help.common.config"),
     )
     parser.add_argument(
         "-q",
         "--quiet",
         action="store_true",
-        help="no progress bar and no warnings on stderr",
+        help=lang.option_help("cli.help.common.quiet"),
     )
 
 

@@ -8,31 +8,24 @@ from typing import Any
 
 from tb_multiframework.cli import common, export, lang, selection
 
-HELP = "two runs metric by metric: last, best, and |B − A| over the overlap"
-EPILOG = """\
-examples:
-  tbmf diff runs/ tf_run torch_run
-  tbmf diff runs/ keras_fit pytorch_sgd --x epoch --metric loss/val
-  tbmf diff runs/ tf_run torch_run --smoothing 0.6 --json
-
-For every metric both runs have (or each --metric): the last value (at the
-largest step) and the best (lowest loss, highest accuracy; none when the
-direction is unknown) of A and B, B − A absolute and relative to |A|, and
-the mean and max |B − A| over the overlap on the chosen axis (both curves
-read on the union of their x, linear in between, never extrapolated: the
-tab's difference curve), with where the max is. With --smoothing, all of it
-is computed on the smoothed curves.
-"""
-
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "diff", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "diff",
+        lang.tr("cli.help.diff.summary"),
+        lang.tr("cli.help.diff.epilog"),
+    )
     selection.add_pair_arguments(parser, positional=True)
     common.add_metrics_argument(
-        parser, "a metric key or name; repeat for more (default: all shared)"
+        parser, lang.option_help("cli.help.common.metrics")
     )
     export.add_axis_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="JSON output")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=lang.option_help("cli.help.common.asJson"),
+    )
     parser.set_defaults(handler=run)
 
 

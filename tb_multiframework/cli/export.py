@@ -8,43 +8,44 @@ from typing import Any
 
 from tb_multiframework.cli import common, lang
 
-HELP = "every aligned point of a metric or tag as CSV or JSON"
-EPILOG = """\
-examples:
-  tbmf export runs/ --metric loss/train@epoch --x epoch --out loss.csv
-  tbmf export runs/ --tag Loss/train --run torch_run --format json
-  tbmf export runs/ --metric loss/val --run keras_fit --smoothing 0.6
-
-Columns: x, run, tag, step, wall_time, value, smoothed, sorted by x (the
-`export` route's answer, byte for byte). Without --run: every run with the
-metric.
-"""
-
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "export", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "export",
+        lang.tr("cli.help.export.summary"),
+        lang.tr("cli.help.export.epilog"),
+    )
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument(
-        "--metric", metavar="M", help="a metric key or name (loss/train)"
+        "--metric", metavar="M", help=lang.option_help("cli.help.export.metric")
     )
-    what.add_argument("--tag", metavar="T", help="a raw tag (needs --run)")
+    what.add_argument(
+        "--tag", metavar="T", help=lang.option_help("cli.help.export.tag")
+    )
     parser.add_argument(
         "--run",
         metavar="R",
         action="append",
         default=[],
-        help="a run or a directory of runs; repeat for more",
+        help=lang.option_help("cli.help.export.run"),
     )
     add_axis_arguments(parser)
     parser.add_argument(
-        "--x-min", type=float, metavar="X", help="first x kept (with --x-max)"
+        "--x-min",
+        type=float,
+        metavar="X",
+        help=lang.option_help("cli.help.export.xMin"),
     )
     parser.add_argument(
-        "--x-max", type=float, metavar="X", help="last x kept (with --x-min)"
+        "--x-max",
+        type=float,
+        metavar="X",
+        help=lang.option_help("cli.help.export.xMax"),
     )
     parser.add_argument("--format", choices=("csv", "json"), default="csv")
     parser.add_argument(
-        "--out", metavar="FILE", help="write here instead of stdout"
+        "--out", metavar="FILE", help=lang.option_help("cli.help.export.out")
     )
     parser.set_defaults(handler=run)
 
@@ -55,20 +56,20 @@ def add_axis_arguments(parser: argparse.ArgumentParser) -> None:
         "--x",
         default="step",
         metavar="AXIS",
-        help="step (default), epoch, relative, wall or progress",
+        help=lang.option_help("cli.help.common.x"),
     )
     parser.add_argument(
         "--smoothing",
         type=common.parse_smoothing,
         default=0.0,
         metavar="W",
-        help="smoothing weight in [0, 1) (default 0: none)",
+        help=lang.option_help("cli.help.common.smoothing"),
     )
     parser.add_argument(
         "--smoothing-mode",
         choices=("ema", "time"),
         default="ema",
-        help="TensorBoard's EMA (default) or the time-weighted one",
+        help=lang.option_help("cli.help.common.smoothingMode"),
     )
 
 

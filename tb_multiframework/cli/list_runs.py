@@ -9,61 +9,42 @@ from typing import Any
 from tb_multiframework.cli import common, lang, list_rows
 from tb_multiframework.cli.list_rows import RowColumn
 
-HELP = "one line per run: group, framework, config, hparams, points, ..."
-EPILOG = """\
-examples:
-  tbmf list runs/
-  tbmf list runs/ --metric loss/val --sort best
-  tbmf list runs/ --filter "lr<0.01 framework=pytorch" --sort=-points
-  tbmf list runs/ --filter keras --json
-
-Columns: run, group, framework, writer, trainer, config (hash of the
-hyper-parameters), the hyper-parameters that differ between the listed
-runs, points (scalar points read), steps (first–last), duration (first to
-last event), warn (file problems: torn or corrupt records; --json has their
-text), and with --metric its last and best value (best by direction: lowest
-loss, highest accuracy). Empty columns are left out; when the table cannot
-fit --width, the least useful ones too (duration, writer, trainer, group
-first): a wider --width or --json shows everything. Long run and group
-names are cut in the middle (their ends tell runs apart); the group is
-blank for a run that is a group of its own.
-
---filter takes what the tab's filter box takes: clauses `key<op>value`
-(ops < <= > >= = != ~, ~ = contains) over run, group, framework, writer,
-format, configHash, points, steps, last, best, bestStep and any
-hyper-parameter (`lr` finds `train.lr`), and the rest a case-insensitive
-regular expression searched in run, group, framework and writer.
---sort takes a column (or a hyper-parameter); --sort=-COLUMN descends.
---json prints the `runs` route's answer for the listed runs (and the
-`metric_summary` route's with --metric).
-"""
 _WIDTH = 100  # characters of the table
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "list", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "list",
+        lang.tr("cli.help.list.summary"),
+        lang.tr("cli.help.list.epilog"),
+    )
     parser.add_argument(
         "--metric",
         metavar="M",
-        help="add the last and best value of this metric (key or name)",
+        help=lang.option_help("cli.help.list.metric"),
     )
     parser.add_argument(
-        "--filter", metavar="EXPR", help="as the tab's filter box"
+        "--filter",
+        metavar="EXPR",
+        help=lang.option_help("cli.help.list.filter"),
     )
     parser.add_argument(
         "--sort",
         metavar="COLUMN",
-        help="sort by a column; --sort=-COLUMN descends",
+        help=lang.option_help("cli.help.list.sort"),
     )
     parser.add_argument(
         "--width",
         type=_width,
         default=_WIDTH,
         metavar="N",
-        help=f"table width in characters (default {_WIDTH})",
+        help=lang.option_help("cli.help.list.width", default=_WIDTH),
     )
     parser.add_argument(
-        "--json", action="store_true", help="the `runs` route's records"
+        "--json",
+        action="store_true",
+        help=lang.option_help("cli.help.list.asJson"),
     )
     parser.set_defaults(handler=run)
 

@@ -137,10 +137,14 @@ def add_pair_arguments(
     """The two runs: RUN_A RUN_B, or --baseline and --candidate."""
     if positional:
         parser.add_argument(
-            "baseline", metavar="RUN_A", help="the reference run (or dir)"
+            "baseline",
+            metavar="RUN_A",
+            help=lang.option_help("cli.help.common.runA"),
         )
         parser.add_argument(
-            "candidate", metavar="RUN_B", help="the run compared with it"
+            "candidate",
+            metavar="RUN_B",
+            help=lang.option_help("cli.help.common.runB"),
         )
     else:
         parser.add_argument(
@@ -148,14 +152,14 @@ def add_pair_arguments(
             "-a",
             metavar="RUN",
             required=True,
-            help="the reference run (or a directory of runs)",
+            help=lang.option_help("cli.help.common.baseline"),
         )
         parser.add_argument(
             "--candidate",
             "-b",
             metavar="RUN",
             required=True,
-            help="the run held against it",
+            help=lang.option_help("cli.help.common.candidate"),
         )
 
 
