@@ -179,7 +179,7 @@ export function bestAtText(row) {
   if (row.stepUnit === "epoch") {
     return row.bestEpoch != null
       ? formatPosition("epoch", row.bestEpoch)
-      : formatPosition("epoch index", row.bestStep);
+      : formatPosition("epochIndex", row.bestStep);
   }
   const step = formatPosition("step", row.bestStep);
   return row.bestEpoch != null
