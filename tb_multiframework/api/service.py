@@ -42,7 +42,7 @@ from tb_multiframework.api.encoding import (
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
 from tb_multiframework.api.inferences import run_inferences
-from tb_multiframework.api.messages import warning_messages
+from tb_multiframework.api.messages import with_run_messages
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.scalars import (
     MAX_EXPORT_ROWS,
@@ -219,7 +219,7 @@ class Api:
         ] + list(ctx.errors) + list(getattr(loader, "problems", ()))
         return {
             "runs": [
-                _with_warning_messages(
+                with_run_messages(
                     with_speed(
                         {
                             **self._run_entry(
@@ -607,12 +607,6 @@ def _split_json(ctx: Context, run: str, tag: str) -> dict[str, Any]:
 def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
     found = ctx.metric(run, tag)
     return None if found is None else found.name
-
-
-def _with_warning_messages(entry: dict[str, Any]) -> dict[str, Any]:
-    """A `runs` entry with its warnings as catalog messages beside them."""
-    entry["warningMessages"] = warning_messages(entry.get("warnings", ()))
-    return entry
 
 
 def _run_entry(

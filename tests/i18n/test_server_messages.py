@@ -1,7 +1,9 @@
 """Server-made texts travel with their message ids (docs/api.md, Messages).
 
 Every id the server sends on the demo logs and the trainer logs (run
-warnings, histogram pair reasons, anomaly messages and causes) is in both
+warnings, histogram pair reasons, anomaly messages and causes, and the
+evidence texts: a run's framework and trainer evidence, its epoch source,
+and every inference's evidence, reason and how-to-set) is in both
 catalogs, and the English text sent beside it is the catalog's English
 with the parameters sent (for anomalies and pair reasons, checked text for
 text; a warning's English keeps its plural forms, so for warnings the
@@ -20,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tb_multiframework import i18n
+from tb_multiframework.api.messages import evidence_message
 from tb_multiframework.core import anomalies
 from tests.conftest import DEMO_LOGS, ROOT, make_client
 
@@ -63,6 +66,65 @@ def test_run_warnings_and_anomalies_carry_known_ids(logdir):
     for a in found:
         _check(a["i18n"]["message"], a["message"])
         _check(a["i18n"]["cause"], a["cause"])
+
+
+@pytest.mark.parametrize("logdir", LOGDIRS, ids=lambda p: p.name)
+def test_evidence_and_inference_texts_carry_known_ids(logdir):
+    client, _ = make_client(str(logdir))
+    checked = 0
+    for run in _get(client, "runs")["runs"]:
+        pairs = [
+            *zip(run["evidence"], run["evidenceMessages"]),
+            *zip(run["trainerEvidence"], run["trainerEvidenceMessages"]),
+            (run["epochSource"], run["epochSourceMessage"]),
+        ]
+        assert len(run["evidenceMessages"]) == len(run["evidence"])
+        for name, claim in run["inferences"].items():
+            assert len(claim["evidenceMessages"]) == len(claim["evidence"])
+            pairs += zip(claim["evidence"], claim["evidenceMessages"])
+            for field in ("reason", "howToSet"):
+                if claim[field]:
+                    pairs.append((claim[field], claim[f"{field}Message"]))
+                else:
+                    assert claim[f"{field}Message"] is None, (name, field)
+        for text, message in pairs:
+            _check(message, text)
+            checked += 1
+    assert checked > 0
+
+
+def test_the_demo_has_every_kind_of_inference_text():
+    """Unknown inferences (reason and how to set) and each claim's evidence
+    are on the demo, so the test above reads them all."""
+    client, _ = make_client(str(DEMO_LOGS))
+    runs = _get(client, "runs")["runs"]
+    claims = [c for r in runs for c in r["inferences"].values()]
+    assert any(c["reason"] for c in claims)
+    assert any(c["howToSet"] for c in claims)
+    for name in ("framework", "trainer", "epochAxis", "resume", "parent"):
+        assert any(r["inferences"][name]["evidence"] for r in runs), name
+
+
+def test_evidence_texts_are_read_by_their_most_specific_message():
+    found = evidence_message("tag 'train/epoch' (fractional epochs)")
+    assert found == {
+        "id": "evidence.source.tagFractional",
+        "params": {"tag": "'train/epoch'"},
+    }
+    assert evidence_message("tag 'epoch'")["id"] == "evidence.source.tag"
+    found = evidence_message(
+        "attempt 1 from step 249: tag 'Loss' logged step 249 again in a new file"
+    )
+    assert found["id"] == "evidence.resume.newFile"
+    assert found["params"] == {
+        "attempt": "1", "step": "249", "tag": "'Loss'", "again": "249"
+    }
+    assert i18n.t(found["id"], found["params"], lang="zh-CN") == (
+        "第 1 次尝试从第 249 步开始：标签 'Loss' 在新文件中再次记录了第 249 步"
+    )
+    # A text no message knows has none (the tab shows its English).
+    assert evidence_message("a text the server never writes") is None
+    assert evidence_message("tag epoch") is None  # a name is quoted
 
 
 def test_the_demo_has_a_warning_and_an_anomaly_to_check():
