@@ -129,8 +129,8 @@ def evidence_messages(texts: Iterable[str]) -> list[dict[str, Any] | None]:
 
 def with_run_messages(entry: dict[str, Any]) -> dict[str, Any]:
     """A `runs` entry with its server-made texts as catalog messages beside
-    them: `warningMessages`, `evidenceMessages`, `trainerEvidenceMessages`
-    and `epochSourceMessage` (docs/api.md, Messages)."""
+    them: `warningMessages`, `evidenceMessages`, `trainerEvidenceMessages`,
+    `epochSourceMessage` and `resumeNoteMessage` (docs/api.md, Messages)."""
     entry["warningMessages"] = warning_messages(entry.get("warnings", ()))
     entry["evidenceMessages"] = evidence_messages(entry.get("evidence", ()))
     entry["trainerEvidenceMessages"] = evidence_messages(
@@ -140,4 +140,7 @@ def with_run_messages(entry: dict[str, Any]) -> dict[str, Any]:
     entry["epochSourceMessage"] = (
         evidence_message(source) if isinstance(source, str) else None
     )
+    note = entry.get("resumeNote")
+    entry["resumeNoteMessage"] = evidence_message(note) if note else None
     return entry
+

@@ -152,9 +152,11 @@ CONVERTED = [
         str(p.relative_to(REPO))
         for p in (REPO / "frontend" / "components").glob("*.js")
     ),
+    "frontend/views/runs.js",
+    "frontend/colors.js",
     *sorted(
         str(p.relative_to(REPO))
-        for folder in ("compare", "histograms", "layouts")
+        for folder in ("compare", "histograms", "layouts", "runs")
         for p in (REPO / "frontend" / "views" / folder).glob("*.js")
     ),
 ]
@@ -176,10 +178,14 @@ def _code(path):
 
 
 # Literals of the converted files that the user never reads as text:
-# console messages, CSS selectors and values, font names.
+# console messages, CSS selectors and values, font names, and the names of
+# trainers (products, not translated).
 _NOT_TEXT = re.compile(
     r"^tb_multiframework: |^:|> button$|-gradient\(|sans-serif|^Helvetica Neue$"
+    r"|^(HF Trainer|Keras fit|Paddle hapi)$"
 )
+# Code before a literal that makes it a value of the API or a selector.
+_NOT_SHOWN_AFTER = ("=== ", "!== ", "closest(", "querySelector(")
 
 
 def test_no_english_literal_in_the_converted_views():
@@ -191,9 +197,14 @@ def test_no_english_literal_in_the_converted_views():
         code = _code(path)
         for quote in "\"'`":
             for m in _quoted(quote).finditer(code):
+                if code[m.end() : m.end() + 1] == ":" or code[
+                    : m.start()
+                ].endswith(_NOT_SHOWN_AFTER):
+                    continue  # an object's key, an API value, a selector
                 text = re.sub(r"\$\{[^}]*\}", "", m.group(2))
                 words = re.findall(r"(?<![\w.-])[A-Za-z]{2,}(?![\w.-])", text)
                 if (
+
                     len(words) >= 2
                     and " " in text
                     and "tbmf" not in text

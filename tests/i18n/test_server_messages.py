@@ -78,6 +78,11 @@ def test_evidence_and_inference_texts_carry_known_ids(logdir):
             *zip(run["trainerEvidence"], run["trainerEvidenceMessages"]),
             (run["epochSource"], run["epochSourceMessage"]),
         ]
+        if run["resumeNote"]:
+            pairs.append((run["resumeNote"], run["resumeNoteMessage"]))
+        else:
+            assert run["resumeNoteMessage"] is None
+
         assert len(run["evidenceMessages"]) == len(run["evidence"])
         for name, claim in run["inferences"].items():
             assert len(claim["evidenceMessages"]) == len(claim["evidence"])
@@ -99,6 +104,7 @@ def test_the_demo_has_every_kind_of_inference_text():
     client, _ = make_client(str(DEMO_LOGS))
     runs = _get(client, "runs")["runs"]
     claims = [c for r in runs for c in r["inferences"].values()]
+    assert any(r["resumeNote"] for r in runs)
     assert any(c["reason"] for c in claims)
     assert any(c["howToSet"] for c in claims)
     for name in ("framework", "trainer", "epochAxis", "resume", "parent"):
