@@ -73,7 +73,7 @@ def warning_messages(texts: Iterable[str]) -> list[dict[str, Any] | None]:
 # (`'loss'`, as Python's repr writes it), a number, or any text.
 _QUOTED = {
     "tag", "subRun", "parent", "group", "key", "dir", "summary",
-    "framework", "trainer", "first",
+    "framework", "trainer", "first", "split", "component", "run",
 }
 _NUMBERS = {
     "n", "attempt", "step", "again", "spe", "base", "more", "last",
@@ -144,3 +144,10 @@ def with_run_messages(entry: dict[str, Any]) -> dict[str, Any]:
     entry["resumeNoteMessage"] = evidence_message(note) if note else None
     return entry
 
+
+
+def derivation_messages(derivation: str) -> list[dict[str, Any] | None]:
+    """A metric member's `derivation` (notes joined by "; ") as the
+    messages of its notes, in order (`derivationMessages` of `GET
+    metrics`; null for a note without an id)."""
+    return evidence_messages(derivation.split("; ")) if derivation else []

@@ -42,7 +42,10 @@ from tb_multiframework.api.encoding import (
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
 from tb_multiframework.api.inferences import run_inferences
-from tb_multiframework.api.messages import with_run_messages
+from tb_multiframework.api.messages import (
+    derivation_messages,
+    with_run_messages,
+)
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.scalars import (
     MAX_EXPORT_ROWS,
@@ -321,6 +324,7 @@ class Api:
                     "tag": m.tag,
                     "level": m.level,
                     "derivation": m.derivation,
+                    "derivationMessages": derivation_messages(m.derivation),
                     **_split_json(ctx, m.run, m.tag),
                     "aliases": list(m.aliases),
                     **aggregation_json(ctx, m.run, m.tag),

@@ -101,6 +101,8 @@ KEPT = {
     "eval",
     "torch",
     "args",
+    "amp",
+    "derived",
 }
 # Names the tab shows as they are (products, trainers).
 NAMES_KEPT = ["HF Trainer", "Keras fit", "Paddle hapi", "Lightning"]
@@ -140,9 +142,11 @@ _COLLECT = r"""
     // Dotted identifiers are code (re.match, tf.summary.histogram), and so
     // are config paths, paths, snake_case and camelCase names
     // (runs[<run>].trainer, train/<metric>, epoch_*, stepsPerEpoch).
-    let rest = text.replace(/\w+\[[^\]]*\](\.\w+)*/g, ' ')
+    // Quoted words are names too ('Train', the server's evidence quotes).
+    let rest = text.replace(/'[^'\n]*'/g, ' ')
+      .replace(/\w+\[[^\]]*\](\.\w+)*/g, ' ')
       .replace(/\w+(\.\w+)+/g, ' ')
-      .replace(/[\w*<>.-]*\/[\w*<>./-]*/g, ' ')
+      .replace(/[\w*<>.@-]*\/[\w*<>.@/-]*/g, ' ')
       .replace(/\w*_\w*/g, ' ')
       .replace(/\b[a-z]+[A-Z]\w*/g, ' ');
     for (const name of sorted) rest = rest.split(name).join(' ');
@@ -497,12 +501,20 @@ def test_compare_view_with_baseline_and_anomaly_card_in_chinese(
 def test_compare_view_grouped_in_chinese(tb_server, new_page, dark):
     server = tb_server()
     theme = "dark" if dark else "light"
+    metric = "loss/train@batch"
+    entry = next(
+        m for m in server.get_json("metrics")["metrics"] if m["key"] == metric
+    )
+    # The runs that have the metric (the others would bring the scalars
+    # route's reasons, which have no message ids).
+    runs = sorted({m["run"] for m in entry["members"]})
     recorded, frame = _open(
         new_page,
         server,
         {
             "tbmf.view": "compare",
-            "tbmf.cm": "loss/train@batch",
+            "tbmf.sel": ",".join(runs),
+            "tbmf.cm": metric,
             "tbmf.cg": "framework",
             "tbmf.cmb": "1",
             "tbmf.cbg": "pytorch",

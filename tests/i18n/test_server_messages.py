@@ -111,6 +111,21 @@ def test_the_demo_has_every_kind_of_inference_text():
         assert any(r["inferences"][name]["evidence"] for r in runs), name
 
 
+def test_metric_derivations_carry_their_ids():
+    client, _ = make_client(str(DEMO_LOGS))
+    metrics = _get(client, "metrics")["metrics"]
+    notes = 0
+    for entry in metrics:
+        for member in entry["members"]:
+            derivation = member["derivation"]
+            parts = derivation.split("; ") if derivation else []
+            assert len(member["derivationMessages"]) == len(parts)
+            for text, message in zip(parts, member["derivationMessages"]):
+                _check(message, text)
+                notes += 1
+    assert notes > 50
+
+
 def test_evidence_texts_are_read_by_their_most_specific_message():
     found = evidence_message("tag 'train/epoch' (fractional epochs)")
     assert found == {

@@ -181,7 +181,13 @@ export function groupDiffSeries(response, { catalog }) {
       key,
       label: `${diff.group} − ${diff.baselineGroup}`,
       color,
-      note: `${response.aggregate} difference`,
+      note: t("cmp.group.diffNote", {
+        center: t(
+          AGGREGATES.find(([value]) => value === response.aggregate)?.[1] ??
+            "cmp.aggregate.mean",
+        ),
+      }),
+
       width: 2,
       x: diff.x,
       y: /** @type {any} */ (y),

@@ -6,7 +6,7 @@
 
 import { h, icon } from "../../dom.js";
 import { formatInt } from "../../format.js";
-import { t } from "../../i18n.js";
+import { serverTexts, t } from "../../i18n.js";
 import { countText } from "../../intl.js";
 import { fetchJson, LatestRequest } from "../../model.js";
 import { runColor } from "./colors.js";
@@ -244,12 +244,7 @@ export class MetricPicker {
       return;
     }
     if (this.metrics === null) {
-      this._list.replaceChildren(
-        h("li", {
-          className: "tbmf-cmp-metrics__empty",
-          text: t("common.loading"),
-        }),
-      );
+      this._list.replaceChildren(emptyItem(t("common.loading")));
       return;
     }
     const selected = this._selectedRuns();
@@ -282,12 +277,9 @@ export class MetricPicker {
     );
     if (rows.length === 0) {
       this._list.replaceChildren(
-        h("li", {
-          className: "tbmf-cmp-metrics__empty",
-          text: this.metrics.length
-            ? t("cmp.metrics.noMatch")
-            : t("cmp.metrics.none"),
-        }),
+        emptyItem(
+          this.metrics.length ? t("cmp.metrics.noMatch") : t("cmp.metrics.none"),
+        ),
       );
       return;
     }
@@ -384,13 +376,7 @@ export class MetricPicker {
                 },
               },
               h("span", {
-                text: t(
-                  entry.level === "epoch"
-                    ? "axis.epoch"
-                    : entry.level
-                      ? "cmp.levelShort.batch"
-                      : "cmp.levelShort.any",
-                ),
+                text: t(`cmp.levelShort.${entry.level ?? "any"}`),
               }),
               h("span", {
                 className: "tbmf-cmp-level__count",
@@ -416,12 +402,7 @@ export class MetricPicker {
   _renderTags() {
     const current = this.hooks.current().tag;
     if (this.tags === null) {
-      this._list.replaceChildren(
-        h("li", {
-          className: "tbmf-cmp-metrics__empty",
-          text: t("common.loading"),
-        }),
-      );
+      this._list.replaceChildren(emptyItem(t("common.loading")));
       return;
     }
     // The server searched, counted and ordered them (selected runs' first).
@@ -433,10 +414,7 @@ export class MetricPicker {
     );
     if (rows.length === 0) {
       this._list.replaceChildren(
-        h("li", {
-          className: "tbmf-cmp-metrics__empty",
-          text: this._query ? t("cmp.tags.noMatch") : t("cmp.tags.none"),
-        }),
+        emptyItem(this._query ? t("cmp.tags.noMatch") : t("cmp.tags.none")),
       );
       return;
     }
@@ -498,6 +476,14 @@ function moreNote(total, shown, prefix) {
 }
 
 /**
+ * @param {string} text
+ * @returns {HTMLElement} the list's one line when it has no entries
+ */
+function emptyItem(text) {
+  return h("li", { className: "tbmf-cmp-metrics__empty", text });
+}
+
+/**
  * @param {MetricEntry} entry
  * @param {Set<string>} selected
  * @returns {number} distinct selected runs among the members
@@ -526,10 +512,7 @@ function membersList(entries, selected, colorOf) {
         entries.length > 1 || entry.level
           ? h("div", {
               className: "tbmf-cmp-members__head",
-              text: entry.level
-                ? t(`cmp.level.${entry.level === "epoch" ? "epoch" : "batch"}`)
-                : t("cmp.level.unknown"),
-
+              text: t(`cmp.level.${entry.level ?? "unknown"}`),
             })
           : null,
         h(
@@ -548,7 +531,11 @@ function membersList(entries, selected, colorOf) {
                   className: `tbmf-cmp-member${
                     selected.has(member.run) ? "" : " is-inactive"
                   }`,
-                  title: `${member.run} · ${member.tag}\n${member.derivation}`,
+                  title: `${member.run} · ${member.tag}\n${serverTexts(
+                    member.derivation ? member.derivation.split("; ") : [],
+                    member.derivationMessages,
+                  ).join(t("common.listSeparator"))}`,
+
                   dataset: { run: member.run, tag: member.tag },
                 },
                 h("span", {

@@ -8,7 +8,13 @@ import { h, icon } from "../../dom.js";
 import { formatDifference, formatInt, formatValue } from "../../format.js";
 import { t } from "../../i18n.js";
 import { colorFor, styleFor } from "./colors.js";
-import { groupChartSeries, groupColor, groupDiffSeries } from "./groups.js";
+import {
+  AGGREGATES,
+  BANDS,
+  groupChartSeries,
+  groupColor,
+  groupDiffSeries,
+} from "./groups.js";
 import { diffChartSeries, mainChartSeries, pointCounts } from "./series.js";
 
 /**
@@ -224,8 +230,8 @@ export function diffTitleParts(response, catalog) {
       className: "tbmf-cmp-panel__diff-formula",
       text: group
         ? t("cmp.diff.groupFormula", {
-            aggregate: /** @type {any} */ (response).aggregate,
-            band: /** @type {any} */ (response).band,
+            aggregate: choiceText(AGGREGATES, /** @type {any} */ (response).aggregate),
+            band: choiceText(BANDS, /** @type {any} */ (response).band),
           })
         : ratio
           ? t("cmp.diff.ratioFormula")
@@ -365,4 +371,15 @@ export function formatX(xType) {
     return (x) => new Date(x * 1000).toLocaleTimeString("en-GB");
   }
   return formatValue;
+}
+
+/**
+ * A choice's label (groups.js: value → catalog key), else the value.
+ * @param {readonly (readonly string[])[]} choices
+ * @param {string} value
+ * @returns {string}
+ */
+function choiceText(choices, value) {
+  const key = choices.find(([v]) => v === value)?.[1];
+  return key ? t(key) : value;
 }

@@ -19,7 +19,7 @@ import {
 import { frameworkBadge, h, icon } from "../../dom.js";
 import { compileFilter, runMatcher, RUN_FILTER_KEYS } from "../../filter.js";
 import { formatInt } from "../../format.js";
-import { t } from "../../i18n.js";
+import { serverText, t } from "../../i18n.js";
 import { countText } from "../../intl.js";
 import { markInput } from "../../perf.js";
 import { openColorPicker } from "./colorpicker.js";
@@ -353,8 +353,14 @@ export class RunPicker {
           }`,
           t("cmp.runs.scalarPoints", { n: formatInt(run.numPoints) }),
           run.epochSource
-            ? t("cmp.runs.epochsFrom", { source: run.epochSource })
+            ? t("cmp.runs.epochsFrom", {
+                source: serverText(
+                  /** @type {any} */ (run).epochSourceMessage,
+                  run.epochSource,
+                ),
+              })
             : "",
+
         ]
           .filter(Boolean)
           .join("\n"),

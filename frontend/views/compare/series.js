@@ -348,9 +348,12 @@ export function diffChartSeries(
       key: REFERENCE_KEY,
       run: response.baseline,
       color: colorOf?.(response.baseline),
-      label: showTag
-        ? `${seriesKey(response.baseline, baselineTag)} (baseline)`
-        : `${response.baseline} (baseline)`,
+      label: t("cmp.series.baselineLabel", {
+        name: showTag
+          ? seriesKey(response.baseline, baselineTag)
+          : response.baseline,
+      }),
+
       dash: [...BASELINE_DASH],
       width: LINE_WIDTH,
       markers: false,
