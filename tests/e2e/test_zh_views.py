@@ -211,7 +211,9 @@ def _names(server) -> list[str]:
         names.update(run.get("hparams", {}))
         names.update(str(v) for v in run.get("hparams", {}).values())
     names.update(NAMES_KEPT)
-    return sorted(n for n in names if n)
+    # Shorter names are no word to count, and would cut words ("no" out
+    # of "Smirnov").
+    return sorted(n for n in names if len(n) > 2)
 
 
 def _url(server, state: dict[str, str], *, dark: bool) -> str:
