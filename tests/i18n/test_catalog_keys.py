@@ -154,6 +154,7 @@ CONVERTED = [
     ),
     "frontend/views/runs.js",
     "frontend/colors.js",
+    "frontend/filter.js",
     *sorted(
         str(p.relative_to(REPO))
         for folder in ("compare", "histograms", "layouts", "runs")
