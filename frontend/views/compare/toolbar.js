@@ -55,8 +55,8 @@ export class CompareToolbar {
     /** @type {Event | null} */
     this._smoothingEvent = null;
     const state = ctx.state;
-    const EMA_SMOOTHING_HELP = t("cmp.smoothing.ema.help");
-    const TIME_SMOOTHING_HELP = t("cmp.smoothing.time.help");
+    const emaHelp = t("cmp.smoothing.ema.help");
+    const timeHelp = t("cmp.smoothing.time.help");
     this._axisButtons = AXES.map((axis) =>
       h("button", {
         className: "tbmf-cmp-seg__item",
@@ -98,7 +98,7 @@ export class CompareToolbar {
       "select",
       {
         className: "tbmf-cmp-select tbmf-cmp-select--mode",
-        title: EMA_SMOOTHING_HELP,
+        title: emaHelp,
         attrs: { "aria-label": t("cmp.smoothing.mode") },
         dataset: { control: "smoothing-mode" },
         on: {
@@ -113,12 +113,12 @@ export class CompareToolbar {
       },
       h("option", {
         text: t("cmp.smoothing.ema"),
-        title: EMA_SMOOTHING_HELP,
+        title: emaHelp,
         attrs: { value: "ema" },
       }),
       h("option", {
         text: t("cmp.smoothing.time"),
-        title: TIME_SMOOTHING_HELP,
+        title: timeHelp,
         attrs: { value: "time" },
       }),
     );
@@ -291,11 +291,11 @@ export class CompareToolbar {
             "span",
             {
               className: "tbmf-cmp-help",
-              title: `${EMA_SMOOTHING_HELP}\n\n${TIME_SMOOTHING_HELP}`,
+              title: `${emaHelp}\n\n${timeHelp}`,
               attrs: {
                 tabindex: "0",
                 role: "img",
-                "aria-label": `${EMA_SMOOTHING_HELP} ${TIME_SMOOTHING_HELP}`,
+                "aria-label": `${emaHelp} ${timeHelp}`,
               },
             },
             icon("info", { size: 16 }),
