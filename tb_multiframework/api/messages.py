@@ -8,10 +8,12 @@ its parameters from it. A warning no pattern knows gets `null` (the tab
 shows its English); `tests/i18n/test_server_messages.py` requires every
 warning of the demo and trainer logs to be recognised.
 
-Evidence texts (why a framework, a trainer, an epoch axis, a resume; the
+Warnings of file damage, skipped files and files changed on disk, and
+evidence texts (why a framework, a trainer, an epoch axis, a resume; the
 reasons an inference is unknown and how to set it) are recognised the same
-way, from the catalog itself: each `evidence.*` message's English, its
-`{name}` placeholders read as wildcards, is the pattern.
+way, from the catalog itself: the English of each such message
+(`warning.file.*`, `warning.skipped.*`, `warning.reread.*`, `evidence.*`),
+its `{name}` placeholders read as wildcards, is its pattern.
 """
 
 from __future__ import annotations
@@ -61,6 +63,12 @@ def warning_message(text: str) -> dict[str, Any] | None:
             "id": "warning.moreProblems",
             "params": {"file": found["file"], "n": int(found["n"])},
         }
+    # File damage, skipped files, files changed on disk: their catalog
+    # English is their pattern, as for evidence texts.
+    for prefix in ("warning.file.", "warning.skipped.", "warning.reread."):
+        message = _template_message(text, prefix)
+        if message:
+            return message
     return None
 
 
@@ -77,7 +85,7 @@ _QUOTED = {
 }
 _NUMBERS = {
     "n", "attempt", "step", "again", "spe", "base", "more", "last",
-    "epochs", "firstEpoch", "value", "from", "to",
+    "epochs", "firstEpoch", "value", "from", "to", "header", "need",
 }
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
@@ -91,13 +99,13 @@ def _wildcard(name: str) -> str:
 
 
 @cache
-def _evidence_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    """(id, pattern) of every `evidence.*` message, the ones with the most
-    fixed text first (so `tag {tag} (fractional epochs)` is tried before
-    `tag {tag}`)."""
+def _patterns(prefix: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(id, pattern) of every message whose id starts with `prefix`, the
+    ones with the most fixed text first (so `tag {tag} (fractional
+    epochs)` is tried before `tag {tag}`)."""
     found = []
     for key, english in i18n.catalog(i18n.DEFAULT_LANG).items():
-        if not key.startswith("evidence."):
+        if not key.startswith(prefix):
             continue
         parts = _PLACEHOLDER.split(english)
         pattern = "".join(
@@ -109,17 +117,20 @@ def _evidence_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
     return tuple((key, pattern) for _, key, pattern in sorted(found))
 
 
-def evidence_message(text: str) -> dict[str, Any] | None:
-    """The `evidence.*` message an evidence text is an instance of, or None.
-
-    Its parameters are the texts the placeholders matched (names, numbers
-    and lists exactly as the English writes them).
-    """
-    for key, pattern in _evidence_patterns():
+def _template_message(text: str, prefix: str) -> dict[str, Any] | None:
+    """The message under `prefix` whose English `text` is an instance of,
+    or None. Its parameters are the texts the placeholders matched (names,
+    numbers and lists exactly as the English writes them)."""
+    for key, pattern in _patterns(prefix):
         found = pattern.fullmatch(text)
         if found:
             return {"id": key, "params": found.groupdict()}
     return None
+
+
+def evidence_message(text: str) -> dict[str, Any] | None:
+    """The `evidence.*` message an evidence text is an instance of, or None."""
+    return _template_message(text, "evidence.")
 
 
 def evidence_messages(texts: Iterable[str]) -> list[dict[str, Any] | None]:

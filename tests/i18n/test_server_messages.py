@@ -148,6 +148,37 @@ def test_evidence_texts_are_read_by_their_most_specific_message():
     assert evidence_message("tag epoch") is None  # a name is quoted
 
 
+def test_file_damage_and_skipped_file_warnings_carry_their_ids(tmp_path):
+    """A demo event file with a corrupt record header in the middle and a
+    torn header at its end, beside a compressed copy and a file whose name
+    is no log file name: each warning comes with its message."""
+    source = next((Path(DEMO_LOGS) / "pytorch_sgd").glob("*tfevents*"))
+    run = tmp_path / "damaged"
+    run.mkdir()
+    data = bytearray(source.read_bytes())
+    middle = len(data) // 2
+    data[middle : middle + 8] = b"\xff" * 8
+    (run / source.name).write_bytes(bytes(data) + b"\x01\x02\x03")
+    (run / f"{source.name}.gz").write_bytes(b"x")
+    (run / "notes.tfevents").write_bytes(b"x")
+    client, _ = make_client(str(tmp_path))
+    (entry,) = _get(client, "runs")["runs"]
+    ids = []
+    for text, message in zip(entry["warnings"], entry["warningMessages"]):
+        _check(message, text)
+        ids.append(message["id"])
+    assert sorted(ids) == [
+        "warning.file.corrupt.header",
+        "warning.file.pendingHeader",
+        "warning.skipped.compressed",
+        "warning.skipped.notLogName",
+    ]
+    corrupt = entry["warningMessages"][ids.index("warning.file.corrupt.header")]
+    assert i18n.t(corrupt["id"], corrupt["params"], lang="zh-CN").startswith(
+        f"{source.name}：第 "
+    )
+
+
 def test_the_demo_has_a_warning_and_an_anomaly_to_check():
     client, _ = make_client(str(DEMO_LOGS))
     assert any(r["warnings"] for r in _get(client, "runs")["runs"])
