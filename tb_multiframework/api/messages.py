@@ -157,6 +157,21 @@ def with_run_messages(entry: dict[str, Any]) -> dict[str, Any]:
 
 
 
+def with_scalars_messages(payload: dict[str, Any]) -> dict[str, Any]:
+    """A `GET scalars` answer with its reasons as catalog messages beside
+    them: `series[].excludedMessage`, `diffs[].excludedMessage`,
+    `missing[].reasonMessage` (null where a reason has none)."""
+    for key in ("series", "diffs"):
+        for entry in payload.get(key, ()):
+            reason = entry.get("excluded")
+            entry["excludedMessage"] = (
+                evidence_message(reason) if isinstance(reason, str) else None
+            )
+    for entry in payload.get("missing", ()):
+        entry["reasonMessage"] = evidence_message(entry["reason"])
+    return payload
+
+
 def derivation_messages(derivation: str) -> list[dict[str, Any] | None]:
     """A metric member's `derivation` (notes joined by "; ") as the
     messages of its notes, in order (`derivationMessages` of `GET

@@ -532,3 +532,27 @@ def test_compare_view_grouped_in_chinese(tb_server, new_page, dark):
     assert ZH["cmp.groups"] in text
     _assert_chinese(frame, _names(server), "compare grouped")
     _shot(recorded, f"compare_groups_{theme}.png")
+
+
+def test_compare_notes_on_runs_it_cannot_draw_in_chinese(tb_server, new_page):
+    """Every run on the epoch axis: the notes on runs without epochs and
+    runs without the metric, with the server's reasons, in Chinese."""
+    server = tb_server()
+    recorded, frame = _open(
+        new_page,
+        server,
+        {"tbmf.view": "compare", "tbmf.cm": "loss/val@epoch", "tbmf.cx": "epoch"},
+        dark=False,
+    )
+    frame.wait_for_selector(
+        '.tbmf-cmp-panel[data-state="ready"]', timeout=_TIMEOUT_MS
+    )
+    frame.wait_for_selector('.tbmf-cmp-notes__group[data-kind="missing"]')
+    frame.evaluate(
+        "() => document.querySelectorAll('.tbmf-cmp-notes details')"
+        ".forEach((d) => { d.open = true; })"
+    )
+    notes = frame.inner_text(".tbmf-cmp-notes")
+    assert ZH["evidence.epoch.noInfo"].split("：")[0] in notes
+    _assert_chinese(frame, _names(server), "compare notes")
+    _shot(recorded, "compare_notes_light.png")

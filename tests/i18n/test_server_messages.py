@@ -29,7 +29,9 @@ from tests.conftest import DEMO_LOGS, ROOT, make_client
 BASE = "/data/plugin/tb_multiframework"
 TRAINERS = Path(ROOT) / "tests" / "data" / "trainers"
 LOGDIRS = [Path(DEMO_LOGS)] + sorted(
-    p for p in TRAINERS.iterdir() if p.is_dir() and p.name != "truth"
+    p
+    for p in TRAINERS.iterdir()
+    if p.is_dir() and p.name != "truth" and not p.name.startswith(".")
 )
 EN = i18n.catalog("en")
 ZH = i18n.catalog("zh-CN")
@@ -124,6 +126,29 @@ def test_metric_derivations_carry_their_ids():
                 _check(message, text)
                 notes += 1
     assert notes > 50
+
+
+def test_scalars_reasons_carry_their_ids():
+    """Every run on the epoch axis with a baseline: runs without epochs are
+    excluded (series and difference), runs without the metric missing."""
+    client, _ = make_client(str(DEMO_LOGS))
+    runs = [r["run"] for r in _get(client, "runs")["runs"]]
+    query = "&".join(f"run={r}" for r in runs)
+    body = _get(
+        client,
+        f"scalars?metric=loss/val@epoch&x=epoch&baseline=pytorch_sgd&{query}",
+    )
+    pairs = [
+        (entry["excluded"], entry["excludedMessage"])
+        for key in ("series", "diffs")
+        for entry in body[key]
+        if entry.get("excluded")
+    ]
+    pairs += [(m["reason"], m["reasonMessage"]) for m in body["missing"]]
+    kinds = {m["id"] for _, m in pairs if m}
+    assert kinds == {"evidence.epoch.noInfo", "evidence.scalars.noMetricTag"}
+    for text, message in pairs:
+        _check(message, text)
 
 
 def test_evidence_texts_are_read_by_their_most_specific_message():

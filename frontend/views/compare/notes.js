@@ -72,14 +72,15 @@ function noteGroup(group, response, allRuns) {
   if (first.configHint) {
     summary = countText(n, "cmp.notes.noEpochs.");
   } else if (first.kind === "excluded") {
+    // The cause as shown: the text before the reason's first colon.
     summary = countText(n, "cmp.notes.excluded.", {
       axis: t(`axis.${response.x}`),
-      cause: causeOf(first),
+      cause: first.text.split(/[:：]/)[0],
     });
   } else if (first.kind === "diff") {
-    summary = countText(n, "cmp.notes.noDiff.", { reason: first.reason });
+    summary = countText(n, "cmp.notes.noDiff.", { reason: first.text });
   } else {
-    summary = countText(n, "cmp.notes.notDrawn.", { reason: first.reason });
+    summary = countText(n, "cmp.notes.notDrawn.", { reason: first.text });
   }
   const warn = first.kind !== "missing";
   const items = h(
@@ -88,6 +89,9 @@ function noteGroup(group, response, allRuns) {
     group.map((note) => noteItem(note)),
   );
   const reasons = [...new Set(group.map((n) => n.reason))];
+  /** The reason in the tab's language. */
+  const textOf = (/** @type {string} */ reason) =>
+    group.find((n) => n.reason === reason)?.text ?? reason;
   const body = [
     first.configHint ? configHint(runs, allRuns) : null,
     // The full reasons once each, not once a run.
@@ -101,10 +105,10 @@ function noteGroup(group, response, allRuns) {
               text:
                 reasons.length > 1
                   ? t("cmp.notes.reasonSeries", {
-                      reason,
+                      reason: textOf(reason),
                       n: group.filter((n) => n.reason === reason).length,
                     })
-                  : reason,
+                  : textOf(reason),
             }),
           ),
         )
@@ -152,7 +156,8 @@ function noteItem(note) {
     {
       className: "tbmf-cmp-note",
       dataset: { run: note.run, kind: note.kind, reason: note.reason },
-      title: note.tag ? `${note.tag}: ${note.reason}` : note.reason,
+      title: note.tag ? `${note.tag}: ${note.text}` : note.text,
+
     },
     h("span", {
       className: "tbmf-dot",

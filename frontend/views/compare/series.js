@@ -2,7 +2,7 @@
 // No DOM here: the panel draws what these functions return.
 
 import { formatInt } from "../../format.js";
-import { t } from "../../i18n.js";
+import { serverText, t } from "../../i18n.js";
 
 /**
  * @typedef {number | string | null} Value a number, or the server's
@@ -404,7 +404,8 @@ export function pointCounts(response) {
  * @property {'excluded' | 'missing' | 'diff'} kind
  * @property {string} run
  * @property {string} [tag]
- * @property {string} reason
+ * @property {string} reason the server's English
+ * @property {string} text the reason in the tab's language
  * @property {boolean} configHint the run's epochs can be set in the config
  */
 
@@ -424,6 +425,7 @@ export function responseNotes(response) {
       run: series.run,
       tag: series.tag,
       reason: series.excluded,
+      text: serverText(series.excludedMessage, series.excluded),
       configHint: /stepsPerEpoch|no epoch information/.test(series.excluded),
     });
   }
@@ -432,6 +434,7 @@ export function responseNotes(response) {
       kind: "missing",
       run: missing.run,
       reason: missing.reason,
+      text: serverText(missing.reasonMessage, missing.reason),
       configHint: false,
     });
   }
@@ -444,7 +447,9 @@ export function responseNotes(response) {
       run: diff.run,
       tag: diff.tag,
       reason: diff.excluded,
+      text: serverText(diff.excludedMessage, diff.excluded),
       configHint: false,
+
     });
   }
   return notes;
