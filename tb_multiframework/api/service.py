@@ -44,6 +44,7 @@ from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
 from tb_multiframework.api.inferences import run_inferences
 from tb_multiframework.api.messages import (
     derivation_messages,
+    evidence_message,
     with_run_messages,
 )
 from tb_multiframework.api.placed import PlacedCache
@@ -475,6 +476,7 @@ class Api:
             "warnings": store.warnings() if store else [],
             "path": store.path if store else None,
             "pathReason": self._layout_path_reason,
+            "pathReasonMessage": evidence_message(self._layout_path_reason),
             "writable": store is not None,
             "regexEngine": safe_regex.engine_description(),
         }

@@ -9,10 +9,8 @@ messages) included, and nothing labelled overflows its box (CJK glyphs
 are wider) at 1000×700 in the light and the dark theme. Screenshots:
 docs/screenshots/zh-CN/.
 
-Not covered (still English in a Chinese tab): the server's reason why
-layouts cannot be saved (under the layout list), and the reasons the
-scalars route gives for a series it cannot draw (the Compare views below
-select runs that have their metric, so there are none).
+Not drawn here: the reason layouts cannot be saved (a read-only logdir;
+its message ids are checked in tests/i18n/test_server_messages.py).
 """
 
 from __future__ import annotations

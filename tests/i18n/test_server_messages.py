@@ -24,6 +24,7 @@ import pytest
 from tb_multiframework import i18n
 from tb_multiframework.api.messages import evidence_message
 from tb_multiframework.core import anomalies
+from tb_multiframework.settings.layouts import resolve_layouts_path
 from tests.conftest import DEMO_LOGS, ROOT, make_client
 
 BASE = "/data/plugin/tb_multiframework"
@@ -149,6 +150,27 @@ def test_scalars_reasons_carry_their_ids():
     assert kinds == {"evidence.epoch.noInfo", "evidence.scalars.noMetricTag"}
     for text, message in pairs:
         _check(message, text)
+
+
+def test_where_layouts_are_saved_carries_its_id(tmp_path, monkeypatch):
+    """Each reason `resolve_layouts_path` gives for where layouts go."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    logdir = tmp_path / "logs"
+    logdir.mkdir()
+    blocked = tmp_path / "file"
+    blocked.write_text("x")
+    cases = [
+        (str(logdir), None, "evidence.layouts.inLogdir"),
+        (str(logdir), str(tmp_path / "mine"), "evidence.layouts.flag"),
+        ("s3://bucket/logs", None, "evidence.layouts.notLocal"),
+        ("", None, "evidence.layouts.noLogdir"),
+        (str(blocked), None, "evidence.layouts.cannotHold"),
+    ]
+    for logdir_arg, directory, key in cases:
+        _, reason = resolve_layouts_path(logdir_arg, flag_dir=directory)
+        message = evidence_message(reason)
+        _check(message, reason)
+        assert message["id"] == key, (reason, message)
 
 
 def test_evidence_texts_are_read_by_their_most_specific_message():
