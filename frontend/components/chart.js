@@ -25,6 +25,7 @@
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { ensureStylesheet, h, icon } from "../dom.js";
 import { formatValue } from "../format.js";
+import { t } from "../i18n.js";
 import { markInput } from "../perf.js";
 import { tooltipRows } from "../prefs.js";
 import { labelPlot, renderLegend, updateLegendItem } from "./chartlegend.js";
@@ -144,12 +145,12 @@ export class Chart {
       "button",
       {
         className: "tbmf-chart__tool",
-        title: "Logarithmic y axis",
+        title: t("chartui.logY.help"),
         attrs: { type: "button", "aria-pressed": "false" },
         on: { click: () => this.setLogY(!this.logY) },
       },
       icon("logScale", { size: 16 }),
-      h("span", { text: "log y" }),
+      h("span", { text: t("cmp.logY") }),
     );
     this._header = h(
       "div",
@@ -177,7 +178,7 @@ export class Chart {
     this._dataVersion = 0;
     this._legend = h("div", {
       className: "tbmf-chart__legend",
-      attrs: { role: "group", "aria-label": "Series shown (press to hide)" },
+      attrs: { role: "group", "aria-label": t("chartui.legend") },
     });
     this.element = h(
       "div",
@@ -539,7 +540,8 @@ export class Chart {
     this._empty.hidden = hasData;
     this._empty.textContent = hasData
       ? ""
-      : (this._options.emptyText ?? "No data");
+      : (this._options.emptyText ?? t("histchart.noData"));
+
   }
 
   _hideTooltip() {

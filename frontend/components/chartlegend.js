@@ -31,7 +31,7 @@ export function renderLegend(legend, slots, hidden, onToggle) {
           title:
             (compact
               ? `${slot.spec.label}${slot.spec.note ? ` (${slot.spec.note})` : ""}\n`
-              : "") + (off ? "Show this series" : "Hide this series"),
+              : "") + (off ? t("chartui.legend.show") : t("chartui.legend.hide")),
           // A toggle button: pressed = drawn (the legend is its group).
           attrs: { type: "button", "aria-pressed": String(!off) },
           dataset: { key: slot.key },
@@ -73,7 +73,8 @@ export function updateLegendItem(legend, key, hidden) {
   if (!item) return false;
   item.classList.toggle("is-off", hidden);
   item.setAttribute("aria-pressed", String(!hidden));
-  const action = hidden ? "Show this series" : "Hide this series";
+  const action = hidden ? t("chartui.legend.show") : t("chartui.legend.hide");
+
   const title = /** @type {HTMLElement} */ (item).title;
   /** @type {HTMLElement} */ (item).title = title.includes("\n")
     ? `${title.slice(0, title.lastIndexOf("\n"))}\n${action}`

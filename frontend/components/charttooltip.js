@@ -10,6 +10,7 @@
 // have a point at that x and the y range leaves the spike out.
 
 import { h, setChildren } from "../dom.js";
+import { t } from "../i18n.js";
 import { MARKER_TEXT, lowerBound, rowWindow } from "./chartmarks.js";
 
 /** Points this close to the cursor on x (CSS pixels) may be the hovered one. */
@@ -125,7 +126,7 @@ export class ChartTooltip {
           entry.slot.linked
             ? h("span", {
                 className: "tbmf-chart__raw",
-                title: "Value as logged (before smoothing)",
+                title: t("chartui.tooltip.raw"),
                 text: text(entry.slot.linked, row),
               })
             : null,
@@ -149,8 +150,9 @@ export class ChartTooltip {
       extra > 0
         ? h("div", {
             className: "tbmf-chart__more",
-            text: `+${extra} more`,
-            title: "Rows a tooltip lists: the chart settings",
+            text: t("cmp.selected.more", { n: extra }),
+            title: t("chartui.tooltip.more"),
+
           })
         : null,
     );

@@ -8,6 +8,7 @@
 // copied link reopens the same view.
 
 import { ensureStylesheet, h } from "../dom.js";
+import { t } from "../i18n.js";
 import { runsOnScreen } from "../filter.js";
 import { markInput } from "../perf.js";
 import { KEYS as SHELL_KEYS } from "../state.js";
@@ -227,12 +228,13 @@ class CompareView {
       ...this._groupOptions(),
       title: s.tag ?? entry?.name ?? s.metric ?? "",
       subtitle: s.tag
-        ? "raw tag"
+        ? t("cmp.rawTag")
         : entry
           ? entry.level
-            ? `${entry.level} level`
-            : "any level"
+            ? t(`cmp.level.${entry.level === "epoch" ? "epoch" : "batch"}`)
+            : t("cmp.level.any")
           : "",
+
     };
     if (!this.panel) {
       this.panel = mountComparisonChart(this._panelHost, this.ctx, {

@@ -42,7 +42,11 @@ from tb_multiframework.api.encoding import (
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
 from tb_multiframework.api.inferences import run_inferences
-from tb_multiframework.api.messages import warning_messages
+from tb_multiframework.api.messages import (
+    derivation_messages,
+    evidence_message,
+    with_run_messages,
+)
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.scalars import (
     MAX_EXPORT_ROWS,
@@ -219,7 +223,7 @@ class Api:
         ] + list(ctx.errors) + list(getattr(loader, "problems", ()))
         return {
             "runs": [
-                _with_warning_messages(
+                with_run_messages(
                     with_speed(
                         {
                             **self._run_entry(
@@ -321,6 +325,7 @@ class Api:
                     "tag": m.tag,
                     "level": m.level,
                     "derivation": m.derivation,
+                    "derivationMessages": derivation_messages(m.derivation),
                     **_split_json(ctx, m.run, m.tag),
                     "aliases": list(m.aliases),
                     **aggregation_json(ctx, m.run, m.tag),
@@ -471,6 +476,7 @@ class Api:
             "warnings": store.warnings() if store else [],
             "path": store.path if store else None,
             "pathReason": self._layout_path_reason,
+            "pathReasonMessage": evidence_message(self._layout_path_reason),
             "writable": store is not None,
             "regexEngine": safe_regex.engine_description(),
         }
@@ -607,12 +613,6 @@ def _split_json(ctx: Context, run: str, tag: str) -> dict[str, Any]:
 def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
     found = ctx.metric(run, tag)
     return None if found is None else found.name
-
-
-def _with_warning_messages(entry: dict[str, Any]) -> dict[str, Any]:
-    """A `runs` entry with its warnings as catalog messages beside them."""
-    entry["warningMessages"] = warning_messages(entry.get("warnings", ()))
-    return entry
 
 
 def _run_entry(

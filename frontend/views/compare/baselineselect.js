@@ -1,6 +1,7 @@
 // The baseline `<select>` of the Compare and Layouts views.
 
 import { h, setChildren } from "../../dom.js";
+import { t } from "../../i18n.js";
 
 /**
  * Fills a baseline `<select>`: "None", then each candidate run; a baseline
@@ -13,7 +14,8 @@ import { h, setChildren } from "../../dom.js";
  */
 export function setBaselineOptions(select, candidates, baseline, whyNot) {
   const options = [
-    h("option", { text: "None", attrs: { value: "" } }),
+    h("option", { text: t("cmp.baseline.none"), attrs: { value: "" } }),
+
     ...candidates.map((run) =>
       h("option", { text: run, attrs: { value: run } }),
     ),

@@ -17,6 +17,8 @@
 
 import { AnomalyLayer } from "../../anomalylayer.js";
 import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
+import { t } from "../../i18n.js";
+
 import { apiUrl, fetchScalars, LatestRequest } from "../../model.js";
 import { chartDrawn, fetchDone, fetchStarted, markInput } from "../../perf.js";
 import { axisInfo } from "./axes.js";
@@ -237,8 +239,8 @@ export class ComparisonChart {
     if (!params) {
       return {
         message: !this.options.runs?.length
-          ? "Select runs to compare."
-          : "Pick a metric or a tag.",
+          ? t("cmp.panel.selectRuns")
+          : t("cmp.panel.pickMetric"),
       };
     }
     return { requests: [params] };
@@ -375,7 +377,7 @@ export class ComparisonChart {
       h("span", { className: "tbmf-cmp-panel__error-text", text }),
       h("button", {
         className: "tbmf-button tbmf-button--text",
-        text: "Retry",
+        text: t("common.retry"),
         attrs: { type: "button" },
         on: { click: () => void this.refresh() },
       }),
@@ -496,8 +498,8 @@ export class ComparisonChart {
     ]);
     const emptyText =
       response.series.length === 0 && !grouped
-        ? "No run has this metric."
-        : "Nothing to draw on this axis.";
+        ? t("cmp.panel.noRunHasMetric")
+        : t("cmp.panel.nothingOnAxis");
     this.mainChart = placeChart(
       this.mainChart,
       this._mainHost,

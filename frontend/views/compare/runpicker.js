@@ -19,6 +19,8 @@ import {
 import { frameworkBadge, h, icon } from "../../dom.js";
 import { compileFilter, runMatcher, RUN_FILTER_KEYS } from "../../filter.js";
 import { formatInt } from "../../format.js";
+import { serverText, t } from "../../i18n.js";
+import { countText } from "../../intl.js";
 import { markInput } from "../../perf.js";
 import { openColorPicker } from "./colorpicker.js";
 
@@ -45,8 +47,8 @@ export class RunPicker {
       className: "tbmf-cmp-search__input",
       attrs: {
         type: "search",
-        placeholder: "Filter runs (regex)",
-        "aria-label": "Filter runs",
+        placeholder: t("cmp.runs.filter.placeholder"),
+        "aria-label": t("cmp.runs.filter"),
         spellcheck: "false",
         autocomplete: "off",
         maxlength: MAX_SEARCH_LENGTH,
@@ -76,17 +78,15 @@ export class RunPicker {
       "label",
       {
         className: "tbmf-cmp-search__narrow",
-        title:
-          "Draw only the selected runs that match the filter, as " +
-          "TensorBoard's run filter does",
+        title: t("cmp.runs.narrow.help"),
       },
       this._narrow,
-      h("span", { text: "Charts: matching runs only" }),
+      h("span", { text: t("cmp.runs.narrow") }),
     );
     this._actions = h("span", { className: "tbmf-cmp-card__actions" });
     this._list = h("ul", {
       className: "tbmf-cmp-runs",
-      attrs: { "aria-label": "Runs" },
+      attrs: { "aria-label": t("cmp.runs") },
     });
     this.element = h(
       "section",
@@ -94,7 +94,7 @@ export class RunPicker {
       h(
         "header",
         { className: "tbmf-cmp-card__head" },
-        h("h2", { className: "tbmf-cmp-card__title", text: "Runs" }),
+        h("h2", { className: "tbmf-cmp-card__title", text: t("cmp.runs") }),
         this._count,
         this._actions,
       ),
@@ -155,12 +155,12 @@ export class RunPicker {
     if (!filtered) {
       this._actions.replaceChildren(
         button(
-          "All",
-          "Select every run (runs that appear later too)",
+          t("cmp.runs.all"),
+          t("cmp.runs.all.help"),
           "runs-all",
           () => state.setSelection(null),
         ),
-        button("None", "Clear the selection", "runs-none", () =>
+        button(t("cmp.runs.none"), t("cmp.runs.none.help"), "runs-none", () =>
           state.setSelection([]),
         ),
       );
@@ -169,19 +169,22 @@ export class RunPicker {
     const n = formatInt(matching.length);
     this._actions.replaceChildren(
       button(
-        `Select ${n}`,
-        `Add the ${n} runs matching the filter to the selection`,
+        t("cmp.runs.selectN", { n }),
+        t("cmp.runs.selectN.help", { n }),
         "runs-all",
         () => this._setSelected(matching, true),
       ),
       button(
-        "Only",
-        `Select exactly the ${n} runs matching the filter`,
+        t("cmp.runs.only"),
+        t("cmp.runs.only.help", { n }),
         "runs-only",
         () => state.setSelection(matching),
       ),
-      button("None", "Clear the selection (every run)", "runs-none", () =>
-        state.setSelection([]),
+      button(
+        t("cmp.runs.none"),
+        t("cmp.runs.none.filtered.help"),
+        "runs-none",
+        () => state.setSelection([]),
       ),
     );
   }
@@ -200,7 +203,10 @@ export class RunPicker {
     this._narrowBox.hidden = !query;
     this._narrow.checked = state.get(RUN_FILTER_KEYS.narrow) === "1";
     this._count.textContent = all.length
-      ? `${formatInt(selected.length)} of ${formatInt(all.length)}`
+      ? t("cmp.runs.count", {
+          n: formatInt(selected.length),
+          total: formatInt(all.length),
+        })
       : "";
     const matches = runMatcher(query);
     const visible = all.filter(matches);
@@ -210,7 +216,10 @@ export class RunPicker {
     );
     if (catalog.pending) {
       this._list.replaceChildren(
-        h("li", { className: "tbmf-cmp-runs__empty", text: "Loading runs…" }),
+        h("li", {
+          className: "tbmf-cmp-runs__empty",
+          text: t("shell.loadingRuns"),
+        }),
       );
       return;
     }
@@ -218,7 +227,7 @@ export class RunPicker {
       this._list.replaceChildren(
         h("li", {
           className: "tbmf-cmp-runs__empty",
-          text: all.length ? "No run matches." : "No runs yet.",
+          text: all.length ? t("cmp.runs.noMatch") : t("cmp.runs.noRuns"),
         }),
       );
       return;
@@ -265,7 +274,10 @@ export class RunPicker {
     const state = this.ctx.state;
     const count = members.filter((r) => state.isSelected(r.run)).length;
     const checkbox = h("input", {
-      attrs: { type: "checkbox", "aria-label": `Select group ${group}` },
+      attrs: {
+        type: "checkbox",
+        "aria-label": t("cmp.runs.selectGroup", { group }),
+      },
       dataset: { group },
       on: {
         change: (event) => {
@@ -290,7 +302,7 @@ export class RunPicker {
         h("span", { className: "tbmf-cmp-run__name", text: group }),
         h("span", {
           className: "tbmf-cmp-run__sub",
-          text: `${members.length} runs`,
+          text: countText(members.length, "count.run."),
         }),
         h(
           "span",
@@ -309,7 +321,10 @@ export class RunPicker {
   _runItem(run, inGroup) {
     const selected = this.ctx.state.isSelected(run.run);
     const checkbox = h("input", {
-      attrs: { type: "checkbox", "aria-label": `Select run ${run.run}` },
+      attrs: {
+        type: "checkbox",
+        "aria-label": t("cmp.runs.selectRun", { run: run.run }),
+      },
       dataset: { run: run.run },
       on: {
         change: (event) => {
@@ -333,9 +348,19 @@ export class RunPicker {
         dataset: { run: run.run },
         title: [
           run.run,
-          `${frameworkLabel(run.framework)} · ${run.writer || "unknown writer"}`,
-          `${formatInt(run.numPoints)} scalar points`,
-          run.epochSource ? `epochs from: ${run.epochSource}` : "",
+          `${frameworkLabel(run.framework)} · ${
+            run.writer || t("cmp.runs.unknownWriter")
+          }`,
+          t("cmp.runs.scalarPoints", { n: formatInt(run.numPoints) }),
+          run.epochSource
+            ? t("cmp.runs.epochsFrom", {
+                source: serverText(
+                  /** @type {any} */ (run).epochSourceMessage,
+                  run.epochSource,
+                ),
+              })
+            : "",
+
         ]
           .filter(Boolean)
           .join("\n"),
@@ -375,10 +400,11 @@ export class RunPicker {
         pinned ? " is-pinned" : ""
       }${style.dash ? " is-dashed" : ""}`,
       title: pinned
-        ? `Colour pinned (${style.color}): click to change`
-        : "Click to pin a colour for this run",
+        ? t("cmp.color.pinned", { color: style.color })
+        : t("cmp.color.pin"),
       style: { "--swatch": style.color },
-      attrs: { type: "button", "aria-label": `Colour of ${run}` },
+      attrs: { type: "button", "aria-label": t("cmp.color.of", { run }) },
+
       dataset: { colorOf: run, color: style.color },
       on: {
         click: (event) => {
