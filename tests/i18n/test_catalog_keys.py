@@ -141,11 +141,12 @@ CONVERTED = [
     "frontend/app.js",
     "frontend/views/histograms.js",
     "frontend/views/layouts.js",
+    "frontend/views/metrics.js",
     "frontend/components/histchart.js",
     "frontend/components/ridgechart.js",
     *sorted(
         str(p.relative_to(REPO))
-        for folder in ("histograms", "layouts")
+        for folder in ("histograms", "layouts", "metrics")
         for p in (REPO / "frontend" / "views" / folder).glob("*.js")
     ),
 ]
