@@ -45,7 +45,9 @@ export class MetricCard {
     this.panel = null;
     /** @type {number[]} x positions the step selector snaps to */
     this._positions = [];
-    const name = model.entry.name;
+    // Buttons are named by the metric and its level: loss/train has a
+    // batch-level and an epoch-level card.
+    const name = `${model.entry.name} (${levelText(model.entry.level)})`;
     const key = model.entry.key;
 
     this._pin = h("button", {
@@ -79,7 +81,10 @@ export class MetricCard {
       },
       on: { click: () => hooks.openInCompare(key) },
     });
-    this._title = h("h3", { className: "tbmf-met-card__title", text: name });
+    this._title = h("h3", {
+      className: "tbmf-met-card__title",
+      text: model.entry.name,
+    });
     this._level = h("span", {
       className: "tbmf-met-card__level tbmf-muted",
       text: levelText(model.entry.level),

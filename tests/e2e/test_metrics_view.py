@@ -1,0 +1,347 @@
+"""The Metrics view (issue 22): a card per metric of the selected runs, a
+filter, pins kept in the link, enlarge / Esc, card width, a per-card y
+range, and a step table whose numbers are checked against the event files.
+
+Expected numbers come from TensorBoard's own EventAccumulator reading the
+copy of demo_logs/ the server reads (not from the tab's routes): each
+run's value at x is its last point with step <= x (a step logged twice
+keeps its later value); ranks and differences come from numpy.
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from pathlib import Path
+
+import numpy as np
+import pytest
+from playwright.sync_api import Frame
+from tensorboard.backend.event_processing import event_accumulator as ea
+from tensorboard.util import tensor_util
+
+pytestmark = pytest.mark.e2e
+
+_TIMEOUT_MS = 60_000
+_METRIC = "loss/train@batch"
+# Runs TensorBoard's reader can read (VisualDL's files it cannot), three
+# frameworks, simple_value and TF2 tensor scalars both.
+_TABLE_RUNS = ["keras_fit/train", "paddle_tbx", "pytorch_sgd", "tf2_loop"]
+_BASELINE = "pytorch_sgd"
+_CARD = '.tbmf-met-card[data-metric="{key}"]'
+_Y_DOMAIN = """el => {
+  const u = el.querySelector('.tbmf-chart').tbmfChart.uplot;
+  return [u.scales.y.min, u.scales.y.max];
+}"""
+
+
+def _open(page, open_tab, server, query: str = "") -> Frame:
+    frame = open_tab(
+        page, server, suffix=f"#tb_multiframework&tbmf.view=metrics{query}"
+    )
+    frame.wait_for_selector(".tbmf-met-card", timeout=_TIMEOUT_MS)
+    return frame
+
+
+def _card_keys(frame: Frame) -> list[str]:
+    return frame.eval_on_selector_all(
+        ".tbmf-met-card", "cards => cards.map(c => c.dataset.metric)"
+    )
+
+
+def _wait_ready(frame: Frame, key: str) -> None:
+    frame.wait_for_selector(
+        f'{_CARD.format(key=key)} .tbmf-cmp-panel[data-state="ready"]',
+        timeout=_TIMEOUT_MS,
+    )
+
+
+def _matches(entry: dict, pattern: str) -> bool:
+    """GET metrics' search, as docs/api.md defines it: a case-insensitive
+    regex anywhere in the name, the key or a member's tag."""
+    texts = [entry["name"], entry["key"]] + [m["tag"] for m in entry["members"]]
+    return any(re.search(pattern, t, re.IGNORECASE) for t in texts)
+
+
+def test_one_card_per_metric_filter_pin_enlarge_width(
+    tb_server, tb_page, open_tab, plugin_frame
+) -> None:
+    server = tb_server()
+    index = server.get_json("metrics")["metrics"]
+    assert len(index) > 12  # more than one screen of cards
+    frame = _open(tb_page, open_tab, server)
+    frame.wait_for_function(
+        f"() => document.querySelectorAll('.tbmf-met-card').length === {len(index)}",
+        timeout=_TIMEOUT_MS,
+    )
+    assert sorted(_card_keys(frame)) == sorted(e["key"] for e in index)
+    # Lazy: the cards far below the fold have not fetched yet.
+    mounted = frame.locator(".tbmf-met-card .tbmf-cmp-panel").count()
+    assert 0 < mounted < len(index), mounted
+
+    # The filter narrows to the metrics GET metrics' search defines.
+    frame.fill(".tbmf-met-filter", "acc")
+    expected = sorted(e["key"] for e in index if _matches(e, "acc"))
+    assert 0 < len(expected) < len(index)
+    frame.wait_for_function(
+        f"() => document.querySelectorAll('.tbmf-met-card').length === {len(expected)}",
+        timeout=_TIMEOUT_MS,
+    )
+    assert sorted(_card_keys(frame)) == expected
+    assert "tbmf.mq=acc" in tb_page.page.url
+    frame.fill(".tbmf-met-filter", "")
+    frame.wait_for_function(
+        f"() => document.querySelectorAll('.tbmf-met-card').length === {len(index)}",
+        timeout=_TIMEOUT_MS,
+    )
+
+    # Pin the third card: it comes first, and the link keeps it.
+    third = _card_keys(frame)[2]
+    frame.click(f"{_CARD.format(key=third)} .tbmf-met-card__pin")
+    frame.wait_for_function(
+        "key => document.querySelector('.tbmf-met-card').dataset.metric === key",
+        arg=third,
+    )
+    pin = frame.locator(f"{_CARD.format(key=third)} .tbmf-met-card__pin")
+    assert pin.get_attribute("aria-pressed") == "true"
+    labels = frame.eval_on_selector_all(
+        ".tbmf-met-card__pin", "bs => bs.map(b => b.getAttribute('aria-label'))"
+    )
+    assert len(set(labels)) == len(labels), labels  # one name a card
+    name = next(e["name"] for e in index if e["key"] == third)
+    assert name in pin.get_attribute("aria-label")
+    url = tb_page.page.url
+    assert "tbmf.mp=" in url
+    tb_page.page.goto(url)
+    tb_page.page.reload()
+    frame = plugin_frame(tb_page)
+    frame.wait_for_selector(".tbmf-met-card", timeout=_TIMEOUT_MS)
+    assert _card_keys(frame)[0] == third
+
+    # Enlarge: the whole grid's width; Esc returns, focus on its button.
+    card = frame.locator(_CARD.format(key=third))
+    narrow = card.bounding_box()["width"]
+    card.locator(".tbmf-met-card__enlarge").click()
+    frame.wait_for_selector(f"{_CARD.format(key=third)}.is-enlarged")
+    grid = frame.locator(".tbmf-met-grid").bounding_box()["width"]
+    assert card.bounding_box()["width"] == pytest.approx(grid, abs=2)
+    assert card.bounding_box()["width"] > 1.5 * narrow
+    assert "tbmf.me=" in tb_page.page.url
+    tb_page.page.keyboard.press("Escape")
+    frame.wait_for_selector(f"{_CARD.format(key=third)}:not(.is-enlarged)")
+    assert card.bounding_box()["width"] == pytest.approx(narrow, abs=2)
+    assert frame.evaluate(
+        "() => document.activeElement.classList.contains('tbmf-met-card__enlarge')"
+    )
+
+    # Card width: L is at least 640 px a card, and kept in the link.
+    frame.click('.tbmf-cmp-seg__item[data-width="l"]')
+    frame.wait_for_selector('.tbmf-met-grid[data-width="l"]')
+    assert card.bounding_box()["width"] >= 640
+    assert "tbmf.mw=l" in tb_page.page.url
+    tb_page.assert_no_errors()
+
+
+def _read_points(logdir: Path, run: str, tag: str) -> dict[int, float]:
+    """step -> value of one (run, tag), by TensorBoard's own reader."""
+    acc = ea.EventAccumulator(
+        str(logdir / run), size_guidance={ea.SCALARS: 0, ea.TENSORS: 0}
+    )
+    acc.Reload()
+    points: dict[int, float] = {}
+    if tag in acc.Tags()["scalars"]:
+        for event in acc.Scalars(tag):
+            points[event.step] = float(event.value)
+    else:
+        for event in acc.Tensors(tag):
+            points[event.step] = float(
+                tensor_util.make_ndarray(event.tensor_proto)
+            )
+    return points
+
+
+def _value_at(points: dict[int, float], x: float) -> tuple[int, float] | None:
+    steps = [s for s in points if s <= x]
+    if not steps:
+        return None
+    step = max(steps)
+    return step, points[step]
+
+
+def _table(frame: Frame, key: str) -> dict[str, dict[str, str]]:
+    return {
+        row["run"]: row
+        for row in frame.eval_on_selector_all(
+            f"{_CARD.format(key=key)} .tbmf-met-table tbody tr",
+            """rows => rows.map(r => {
+              const out = {run: r.dataset.run};
+              for (const td of r.querySelectorAll('td')) {
+                out[td.dataset.col] = td.dataset.value;
+              }
+              return out;
+            })""",
+        )
+    }
+
+
+def test_step_table_matches_the_event_files(
+    tb_server, new_page, open_tab, e2e_logdir
+) -> None:
+    server = tb_server()
+    entry = next(
+        e
+        for e in server.get_json(
+            "metrics?key=" + urllib.parse.quote(_METRIC, safe="")
+        )["metrics"]
+    )
+    tags = {m["run"]: m["tag"] for m in entry["members"]}
+    assert set(_TABLE_RUNS) <= set(tags)
+    points = {run: _read_points(e2e_logdir, run, tags[run]) for run in _TABLE_RUNS}
+
+    page = new_page(permissions=["clipboard-read", "clipboard-write"])
+    sel = urllib.parse.quote(",".join(_TABLE_RUNS), safe="")
+    frame = _open(
+        page,
+        open_tab,
+        server,
+        f"&tbmf.sel={sel}&tbmf.cx=step&tbmf.cb={_BASELINE}"
+        f"&tbmf.mq={urllib.parse.quote('^loss/train$', safe='')}",
+    )
+    _wait_ready(frame, _METRIC)
+    card = _CARD.format(key=_METRIC)
+
+    # A click on the plot picks the logged x nearest to it.
+    over = frame.locator(f"{card} .u-over")
+    box = over.bounding_box()
+    over.click(position={"x": box["width"] * 0.4, "y": box["height"] / 2})
+    frame.wait_for_selector(f'{card} .tbmf-met-table[data-state="ready"]')
+    clicked = float(frame.get_attribute(f"{card} .tbmf-met-table", "data-x"))
+    assert any(clicked in p for p in points.values())
+
+    # Keyboard: Home is the first logged x, each arrow the next one.
+    frame.locator(f"{card} [role=figure]").focus()
+    page.page.keyboard.press("Home")
+    for _ in range(37):
+        page.page.keyboard.press("ArrowRight")
+    all_x = sorted({s for p in points.values() for s in p})
+    frame.wait_for_function(
+        """([sel, x]) => {
+          const t = document.querySelector(sel + ' .tbmf-met-table');
+          return t.dataset.state === 'ready' && Number(t.dataset.x) === x;
+        }""",
+        arg=[card, all_x[37]],
+        timeout=_TIMEOUT_MS,
+    )
+    x = all_x[37]
+    assert "tbmf.mc=" in page.page.url  # the picked x is in the link
+
+    table = _table(frame, _METRIC)
+    assert set(table) == set(_TABLE_RUNS)
+    expected = {run: _value_at(points[run], x) for run in _TABLE_RUNS}
+    assert all(v is not None for v in expected.values()), expected
+    for run, (step, value) in expected.items():
+        assert int(table[run]["step"]) == step, run
+        assert float(table[run]["value"]) == value, run
+
+    # Rank: loss, lower is better (1 = lowest; ties share the rank).
+    assert frame.get_attribute(
+        f"{card} .tbmf-met-table", "data-direction"
+    ) == "min"
+    values = np.array([expected[r][1] for r in _TABLE_RUNS])
+    ranks = {
+        run: 1 + int(np.sum(values < values[i]))
+        for i, run in enumerate(_TABLE_RUNS)
+    }
+    assert {r: int(table[r]["rank"]) for r in _TABLE_RUNS} == ranks
+    # Difference to the baseline, in float64 as numpy computes it.
+    base = np.float64(expected[_BASELINE][1])
+    for run in _TABLE_RUNS:
+        assert float(table[run]["diff"]) == float(
+            np.float64(expected[run][1]) - base
+        ), run
+
+    # Copy as Markdown: read back from the clipboard, the same numbers.
+    frame.click(f"{card} .tbmf-met-table__copy")
+    frame.wait_for_selector(".tbmf-toast:not([hidden])")
+    markdown = frame.evaluate("() => navigator.clipboard.readText()")
+    rows = [
+        [c.strip() for c in line.strip().strip("|").split("|")]
+        for line in markdown.splitlines()
+        if line.startswith("| ") and not line.startswith("| ---")
+    ]
+    head, body = rows[0], rows[1:]
+    assert head[0] == "Run" and head[-1] == "Rank"
+    parsed = {r[0]: dict(zip(head, r)) for r in body}
+    assert set(parsed) == set(_TABLE_RUNS)
+    for run, (step, value) in expected.items():
+        assert int(parsed[run]["Logged at step"]) == step
+        assert float(parsed[run]["Value"]) == value
+        assert int(parsed[run]["Rank"]) == ranks[run]
+        assert float(parsed[run][f"− {_BASELINE}"]) == float(
+            np.float64(value) - base
+        )
+    page.assert_no_errors()
+
+
+def test_card_y_range_log_y_and_tooltip_order_are_kept(
+    tb_server, tb_page, open_tab, plugin_frame
+) -> None:
+    server = tb_server()
+    frame = _open(
+        tb_page,
+        open_tab,
+        server,
+        f"&tbmf.mq={urllib.parse.quote('^loss/train$', safe='')}",
+    )
+    _wait_ready(frame, _METRIC)
+    card = frame.locator(_CARD.format(key=_METRIC))
+    fitted = card.evaluate(_Y_DOMAIN)
+    card.locator('[data-bound="lo"]').fill("0.25")
+    card.locator('[data-bound="hi"]').fill("1.75")
+    card.locator('[data-bound="hi"]').press("Enter")
+    frame.wait_for_function(
+        """el => {
+          const u = el.querySelector('.tbmf-chart')?.tbmfChart?.uplot;
+          return u && u.scales.y.min === 0.25 && u.scales.y.max === 1.75;
+        }""",
+        arg=card.element_handle(),
+        timeout=_TIMEOUT_MS,
+    )
+    card.locator(".tbmf-met-card__sort").select_option("desc")
+
+    # Kept in the link: a reload draws the same range and order.
+    tb_page.page.goto(tb_page.page.url)
+    tb_page.page.reload()
+    frame = plugin_frame(tb_page)
+    _wait_ready(frame, _METRIC)
+    card = frame.locator(_CARD.format(key=_METRIC))
+    assert card.evaluate(_Y_DOMAIN) == [0.25, 1.75]
+    assert card.locator(".tbmf-met-card__sort").input_value() == "desc"
+
+    # Log y: a minimum <= 0 cannot apply, the maximum still does.
+    card.locator('[data-bound="lo"]').fill("-1")
+    card.locator('[data-bound="lo"]').press("Enter")
+    card.locator(".tbmf-met-card__tools .tbmf-cmp-toggle").click()
+    frame.wait_for_function(
+        """el => {
+          const u = el.querySelector('.tbmf-chart')?.tbmfChart?.uplot;
+          return u && u.scales.y.distr === 3 && u.scales.y.min > 0
+            && u.scales.y.max === 1.75;
+        }""",
+        arg=card.element_handle(),
+        timeout=_TIMEOUT_MS,
+    )
+
+    # Fit to data: the y range goes, the fitted one is back (linear again
+    # once log y is off).
+    card.locator(".tbmf-met-card__tools .tbmf-cmp-toggle").click()
+    card.locator(".tbmf-met-card__tools .tbmf-button--text").first.click()
+    frame.wait_for_function(
+        """([el, lo, hi]) => {
+          const u = el.querySelector('.tbmf-chart')?.tbmfChart?.uplot;
+          return u && u.scales.y.min === lo && u.scales.y.max === hi;
+        }""",
+        arg=[card.element_handle(), *fitted],
+        timeout=_TIMEOUT_MS,
+    )
+    tb_page.assert_no_errors()
