@@ -22,7 +22,8 @@ const SKIP_TARGETS = [
   },
   {
     key: "shell.skip.chart",
-    selector: ".tbmf-cmp__panel, .tbmf-met-grid, .tbmf-lay-cats, .tbmf-hist-main",
+    selector:
+      ".tbmf-cmp__panel, .tbmf-met-grid, .tbmf-lay-cats, .tbmf-hist-main",
   },
   {
     key: "shell.skip.runs",

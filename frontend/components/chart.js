@@ -595,4 +595,3 @@ export class Chart {
     });
   }
 }
-

@@ -196,7 +196,9 @@ def test_step_table_matches_the_event_files(
     )
     tags = {m["run"]: m["tag"] for m in entry["members"]}
     assert set(_TABLE_RUNS) <= set(tags)
-    points = {run: _read_points(e2e_logdir, run, tags[run]) for run in _TABLE_RUNS}
+    points = {
+        run: _read_points(e2e_logdir, run, tags[run]) for run in _TABLE_RUNS
+    }
 
     page = new_page(permissions=["clipboard-read", "clipboard-write"])
     sel = urllib.parse.quote(",".join(_TABLE_RUNS), safe="")
@@ -244,9 +246,10 @@ def test_step_table_matches_the_event_files(
         assert float(table[run]["value"]) == value, run
 
     # Rank: loss, lower is better (1 = lowest; ties share the rank).
-    assert frame.get_attribute(
-        f"{card} .tbmf-met-table", "data-direction"
-    ) == "min"
+    assert (
+        frame.get_attribute(f"{card} .tbmf-met-table", "data-direction")
+        == "min"
+    )
     values = np.array([expected[r][1] for r in _TABLE_RUNS])
     ranks = {
         run: 1 + int(np.sum(values < values[i]))

@@ -171,7 +171,9 @@ export class MetricCard {
       },
       on: {
         click: () =>
-          updateCard(state, key, { log: log.getAttribute("aria-pressed") !== "true" }),
+          updateCard(state, key, {
+            log: log.getAttribute("aria-pressed") !== "true",
+          }),
       },
     });
     const bound = (/** @type {'lo' | 'hi'} */ field) => {
@@ -180,9 +182,13 @@ export class MetricCard {
         attrs: {
           type: "number",
           step: "any",
-          placeholder: t(field === "lo" ? "metrics.card.yMin" : "metrics.card.yMax"),
+          placeholder: t(
+            field === "lo" ? "metrics.card.yMin" : "metrics.card.yMax",
+          ),
           "aria-label": t(
-            field === "lo" ? "metrics.card.yMinNamed" : "metrics.card.yMaxNamed",
+            field === "lo"
+              ? "metrics.card.yMinNamed"
+              : "metrics.card.yMaxNamed",
             { metric: name },
           ),
         },
@@ -302,7 +308,8 @@ export class MetricCard {
       smoothing: m.smoothing,
       smoothingMode: m.smoothingMode,
       logY: Boolean(s.log) || m.logY,
-      yRange: s.lo != null || s.hi != null ? [s.lo ?? null, s.hi ?? null] : null,
+      yRange:
+        s.lo != null || s.hi != null ? [s.lo ?? null, s.hi ?? null] : null,
       tooltipSort: /** @type {any} */ (s.sort ?? "near"),
       height: m.height,
       title: m.entry.name,

@@ -135,11 +135,17 @@ export class StepTable {
     const axis = axisInfo(model.axis);
     const axisName = t(`axis.${axis.id}`);
     const xText = (axis.formatX ?? formatValue)(x);
-    const hasDiff = model.baseline !== null && rows.some((r) => r.diff !== null);
+    const hasDiff =
+      model.baseline !== null && rows.some((r) => r.diff !== null);
     const diffHeader = hasDiff
-      ? t(model.diffMode === "ratio" ? "metrics.table.ratio" : "metrics.table.diff", {
-          baseline: /** @type {string} */ (model.baseline),
-        })
+      ? t(
+          model.diffMode === "ratio"
+            ? "metrics.table.ratio"
+            : "metrics.table.diff",
+          {
+            baseline: /** @type {string} */ (model.baseline),
+          },
+        )
       : null;
     const headers = {
       run: t("metrics.table.run"),
@@ -172,7 +178,10 @@ export class StepTable {
         ),
         h("td", {
           className: "tbmf-num",
-          dataset: { col: "step", value: row.step === null ? "" : String(row.step) },
+          dataset: {
+            col: "step",
+            value: row.step === null ? "" : String(row.step),
+          },
           text: stepText(row, model.axis),
         }),
         h("td", {
@@ -191,7 +200,10 @@ export class StepTable {
                     ? formatValue(row.diff)
                     : formatDifference(
                         row.diff,
-                        Math.max(Math.abs(row.value ?? 0), Math.abs(baseValue ?? 0)),
+                        Math.max(
+                          Math.abs(row.value ?? 0),
+                          Math.abs(baseValue ?? 0),
+                        ),
                       ),
             })
           : null,
@@ -207,7 +219,9 @@ export class StepTable {
       text: t("metrics.table.copy"),
       attrs: {
         type: "button",
-        "aria-label": t("metrics.table.copyNamed", { metric: model.entry.name }),
+        "aria-label": t("metrics.table.copyNamed", {
+          metric: model.entry.name,
+        }),
       },
       on: { click: () => void this.copy() },
     });
@@ -216,7 +230,9 @@ export class StepTable {
       text: t("metrics.table.clear"),
       attrs: {
         type: "button",
-        "aria-label": t("metrics.table.clearNamed", { metric: model.entry.name }),
+        "aria-label": t("metrics.table.clearNamed", {
+          metric: model.entry.name,
+        }),
       },
       on: { click: () => this.hooks.clear() },
     });
@@ -303,7 +319,11 @@ export class StepTable {
  */
 async function directionOf(key, signal) {
   if (directions.has(key)) return directions.get(key);
-  const summary = await fetchJson("metric_summary", { metric: key }, { signal });
+  const summary = await fetchJson(
+    "metric_summary",
+    { metric: key },
+    { signal },
+  );
   const direction =
     summary?.direction === "min" || summary?.direction === "max"
       ? summary.direction
@@ -334,8 +354,8 @@ function stepText(row, axis) {
  */
 function gapText(gap) {
   return gap === "excluded"
-      ? t("metrics.table.excluded")
-      : t("metrics.table.notYet");
+    ? t("metrics.table.excluded")
+    : t("metrics.table.notYet");
 }
 
 /**

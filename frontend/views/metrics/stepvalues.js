@@ -97,7 +97,9 @@ export function rankAndDiff(rows, { direction, baseline, diffMode }) {
   for (const row of finite) {
     const value = /** @type {number} */ (row.value);
     row.rank =
-      1 + finite.filter((o) => better(/** @type {number} */ (o.value), value)).length;
+      1 +
+      finite.filter((o) => better(/** @type {number} */ (o.value), value))
+        .length;
   }
   return rows;
 }
@@ -108,7 +110,10 @@ export function rankAndDiff(rows, { direction, baseline, diffMode }) {
  * @returns {string}
  */
 function cell(text) {
-  return text.replaceAll("\\", "\\\\").replaceAll("|", "\\|").replace(/\s+/g, " ");
+  return text
+    .replaceAll("\\", "\\\\")
+    .replaceAll("|", "\\|")
+    .replace(/\s+/g, " ");
 }
 
 /**

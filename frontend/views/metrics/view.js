@@ -79,7 +79,10 @@ export class MetricsView {
         on: {
           click: () => {
             markInput("axis");
-            ctx.state.update({ [COMPARE_KEYS.axis]: axis.id, [COMPARE_KEYS.zoom]: null });
+            ctx.state.update({
+              [COMPARE_KEYS.axis]: axis.id,
+              [COMPARE_KEYS.zoom]: null,
+            });
           },
         },
       }),
@@ -108,7 +111,10 @@ export class MetricsView {
       className: "tbmf-cmp__guide tbmf-muted tbmf-met-guide",
       attrs: { hidden: true },
     });
-    this._grid = h("div", { className: "tbmf-met-grid", attrs: { tabindex: "-1" } });
+    this._grid = h("div", {
+      className: "tbmf-met-grid",
+      attrs: { tabindex: "-1" },
+    });
     this._more = h("button", {
       className: "tbmf-button tbmf-met-more",
       text: t("metrics.more"),
@@ -130,16 +136,25 @@ export class MetricsView {
           { className: "tbmf-cmp__main tbmf-met__main" },
           h(
             "div",
-            { className: "tbmf-met-toolbar", attrs: { role: "toolbar", "aria-label": t("metrics.toolbar") } },
+            {
+              className: "tbmf-met-toolbar",
+              attrs: { role: "toolbar", "aria-label": t("metrics.toolbar") },
+            },
             this._filter,
             h(
               "div",
-              { className: "tbmf-cmp-seg", attrs: { role: "group", "aria-label": t("metrics.axis") } },
+              {
+                className: "tbmf-cmp-seg",
+                attrs: { role: "group", "aria-label": t("metrics.axis") },
+              },
               this._axisButtons,
             ),
             h(
               "div",
-              { className: "tbmf-cmp-seg", attrs: { role: "group", "aria-label": t("metrics.width") } },
+              {
+                className: "tbmf-cmp-seg",
+                attrs: { role: "group", "aria-label": t("metrics.width") },
+              },
               this._widthButtons,
             ),
             this._count,
@@ -171,7 +186,9 @@ export class MetricsView {
       if (!key) return;
       event.preventDefault();
       this._enlarge(null);
-      this.cards.get(key)?.element.querySelector(".tbmf-met-card__enlarge")
+      this.cards
+        .get(key)
+        ?.element.querySelector(".tbmf-met-card__enlarge")
         // @ts-ignore focus() on an HTMLElement
         ?.focus();
     };
@@ -281,16 +298,26 @@ export class MetricsView {
       .map((run) => catalog.run(run))
       .filter((r) => r !== undefined && r !== null);
     const chosen = state.has(COMPARE_KEYS.axis);
-    const reason = chosen || catalog.pending ? "" : comparableAxis(infos).reason;
+    const reason =
+      chosen || catalog.pending ? "" : comparableAxis(infos).reason;
     if (!chosen && !catalog.pending) c.axis = comparableAxis(infos).axis;
     for (const button of this._axisButtons) {
-      button.setAttribute("aria-pressed", String(button.dataset.axis === c.axis));
+      button.setAttribute(
+        "aria-pressed",
+        String(button.dataset.axis === c.axis),
+      );
     }
     for (const button of this._widthButtons) {
-      button.setAttribute("aria-pressed", String(button.dataset.width === s.width));
+      button.setAttribute(
+        "aria-pressed",
+        String(button.dataset.width === s.width),
+      );
     }
     if (document.activeElement !== this._filter) this._filter.value = s.filter;
-    this._grid.style.setProperty("--tbmf-met-card-width", `${CARD_WIDTHS[s.width]}px`);
+    this._grid.style.setProperty(
+      "--tbmf-met-card-width",
+      `${CARD_WIDTHS[s.width]}px`,
+    );
     this._grid.dataset.width = s.width;
 
     const guide = this._guideText(selected, reason, catalog.runs.length);
@@ -409,6 +436,9 @@ export class MetricsView {
     ) {
       setChildren(this._grid, ...elements);
     }
-    this._grid.classList.toggle("has-enlarged", s.enlarged !== null && keep.has(s.enlarged));
+    this._grid.classList.toggle(
+      "has-enlarged",
+      s.enlarged !== null && keep.has(s.enlarged),
+    );
   }
 }

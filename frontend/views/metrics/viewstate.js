@@ -91,7 +91,8 @@ export function parseCards(text) {
     if (TOOLTIP_SORTS.includes(value.sort) && value.sort !== "near") {
       card.sort = value.sort;
     }
-    if (finite(value.x) !== null) card.x = /** @type {number} */ (finite(value.x));
+    if (finite(value.x) !== null)
+      card.x = /** @type {number} */ (finite(value.x));
     if (Object.keys(card).length > 0) cards[key] = card;
   }
   return cards;
