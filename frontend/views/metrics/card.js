@@ -261,9 +261,6 @@ export class MetricCard {
     const s = model.settings;
     this._pin.setAttribute("aria-pressed", String(model.pinned));
     this._enlarge.setAttribute("aria-pressed", String(model.enlarged));
-    this._enlarge.textContent = t(
-      model.enlarged ? "metrics.card.shrink" : "metrics.card.enlarge",
-    );
     this.element.classList.toggle("is-pinned", model.pinned);
     this.element.classList.toggle("is-enlarged", model.enlarged);
     const logY = Boolean(s.log) || model.logY;
