@@ -10,6 +10,7 @@ keeps its later value); ranks and differences come from numpy.
 
 from __future__ import annotations
 
+import json
 import re
 import urllib.parse
 from pathlib import Path
@@ -21,6 +22,8 @@ from tensorboard.backend.event_processing import event_accumulator as ea
 from tensorboard.util import tensor_util
 
 pytestmark = pytest.mark.e2e
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
 
 _TIMEOUT_MS = 60_000
 _METRIC = "loss/train@batch"
@@ -348,3 +351,32 @@ def test_card_y_range_log_y_and_tooltip_order_are_kept(
         timeout=_TIMEOUT_MS,
     )
     tb_page.assert_no_errors()
+
+
+@pytest.mark.parametrize("theme", ["light", "dark"])
+def test_screenshot(tb_server, new_page, open_tab, theme: str) -> None:
+    """docs/screenshots/metrics_view_<theme>.png at 1440x900: four runs of
+    three frameworks, loss/train pinned with its step table at step 250
+    against the PyTorch baseline."""
+    server = tb_server()
+    page = new_page(viewport={"width": 1440, "height": 900})
+    sel = urllib.parse.quote(",".join(_TABLE_RUNS), safe="")
+    cards = urllib.parse.quote(json.dumps({_METRIC: {"x": 250}}), safe="")
+    frame = open_tab(
+        page,
+        server,
+        suffix=("?darkMode=true" if theme == "dark" else "")
+        + "#tb_multiframework&tbmf.view=metrics"
+        f"&tbmf.sel={sel}&tbmf.cx=step&tbmf.cb={_BASELINE}"
+        f"&tbmf.mp={urllib.parse.quote(_METRIC, safe='')}&tbmf.mc={cards}",
+    )
+    _wait_ready(frame, _METRIC)
+    frame.wait_for_selector(
+        f'{_CARD.format(key=_METRIC)} .tbmf-met-table[data-state="ready"]',
+        timeout=_TIMEOUT_MS,
+    )
+    assert _card_keys(frame)[0] == _METRIC
+    frame.wait_for_timeout(500)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.page.screenshot(path=str(SCREENSHOTS / f"metrics_view_{theme}.png"))
+    page.assert_no_errors()

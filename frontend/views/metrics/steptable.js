@@ -64,10 +64,10 @@ export class StepTable {
     ]);
     if (signature === this._signature) return;
     this._signature = signature;
+    this.element.hidden = false;
     if (model.x === null || model.runs.length === 0) {
       this._request.cancel();
       this.markdown = "";
-      this.element.hidden = false;
       this.element.dataset.state = "empty";
       setChildren(this.element, this._hint);
       return;
