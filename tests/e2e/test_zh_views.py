@@ -1,4 +1,5 @@
-"""The Histograms and Layouts views, and the shell, in Simplified Chinese.
+"""The Histograms, Layouts and Metrics views, and the shell, in Simplified
+Chinese.
 
 A real TensorBoard over demo_logs/ and a real Chromium whose language is
 zh-CN: the tab picks Chinese from `navigator.languages`, every text the
@@ -71,6 +72,10 @@ KEPT = {
     "nan",
     "inf",
     "python",
+    "markdown",
+    "csv",
+    "png",
+    "esc",
 }
 
 # Collects what the user reads in the shell and the view: text nodes and
@@ -336,3 +341,35 @@ def test_numbers_times_and_durations_follow_the_language(tb_server, new_page):
     assert en[:4] == ["3 min 12 sec", "250 ms", "3 hr 4 min", "1,234,567"]
     # Hours, minutes and seconds of the browser's local time, two digits.
     assert re.fullmatch(r"\d\d:04:05", zh[4]) and zh[4] == en[4]
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_metrics_view_in_chinese(tb_server, new_page, dark):
+    """The Metrics view's own parts (toolbar, cards' buttons, the step
+    table); the charts inside the cards are the Compare panel's."""
+    server = tb_server()
+    cards = json.dumps({"loss/train@batch": {"x": 250}})
+    recorded, frame = _open(
+        new_page,
+        server,
+        {
+            "tbmf.view": "metrics",
+            "tbmf.cx": "step",
+            "tbmf.sel": "keras_fit/train,pytorch_sgd",
+            "tbmf.cb": "pytorch_sgd",
+            "tbmf.mp": "loss/train@batch",
+            "tbmf.mc": cards,
+        },
+        dark=dark,
+    )
+    frame.wait_for_selector(
+        '.tbmf-met-card .tbmf-met-table[data-state="ready"]',
+        timeout=_TIMEOUT_MS,
+    )
+    assert (
+        frame.inner_text('.tbmf-tab[data-view="metrics"]')
+        == ZH["shell.tab.metrics"]
+    )
+    assert ZH["metrics.table.copy"] in frame.inner_text(".tbmf-main")
+    _assert_chinese(frame, _names(server), "metrics")
+    _shot(recorded, f"metrics_{'dark' if dark else 'light'}.png")
