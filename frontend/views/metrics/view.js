@@ -56,7 +56,7 @@ export class MetricsView {
     this.runPicker = new RunPicker(ctx);
     this._filter = /** @type {HTMLInputElement} */ (
       h("input", {
-        className: "tbmf-cmp-search__input tbmf-met-filter",
+        className: "tbmf-met-filter",
         attrs: {
           type: "search",
           placeholder: t("metrics.filter.placeholder"),
