@@ -10,9 +10,12 @@ keeps its later value); ranks and differences come from numpy.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import re
 import urllib.parse
+import urllib.request
 from pathlib import Path
 
 import numpy as np
@@ -171,6 +174,17 @@ def _value_at(points: dict[int, float], x: float) -> tuple[int, float] | None:
     return step, points[step]
 
 
+def _wait_for_x(frame: Frame, card: str, x: float) -> None:
+    frame.wait_for_function(
+        """([sel, x]) => {
+          const t = document.querySelector(sel + ' .tbmf-met-table');
+          return t.dataset.state === 'ready' && Number(t.dataset.x) === x;
+        }""",
+        arg=[card, x],
+        timeout=_TIMEOUT_MS,
+    )
+
+
 def _table(frame: Frame, key: str) -> dict[str, dict[str, str]]:
     return {
         row["run"]: row
@@ -223,20 +237,32 @@ def test_step_table_matches_the_event_files(
     clicked = float(frame.get_attribute(f"{card} .tbmf-met-table", "data-x"))
     assert any(clicked in p for p in points.values())
 
+    # The ends (End, Home on the focused chart): at the last x a run that
+    # stopped a step earlier shows its last point (the step says which), at
+    # the first x a run that starts later has no value: never extrapolated.
+    all_x = sorted({s for p in points.values() for s in p})
+    figure = frame.locator(f"{card} [role=figure]")
+    for key, x in (("End", all_x[-1]), ("Home", all_x[0])):
+        figure.focus()
+        page.page.keyboard.press(key)
+        _wait_for_x(frame, card, x)
+        table = _table(frame, _METRIC)
+        for run in _TABLE_RUNS:
+            at = _value_at(points[run], x)
+            got = table[run]
+            if at is None:
+                assert got["value"] == "" and got["step"] == "", run
+            else:
+                assert (int(got["step"]), float(got["value"])) == at, run
+    assert any(_value_at(p, all_x[-1])[0] < all_x[-1] for p in points.values())
+    assert any(_value_at(p, all_x[0]) is None for p in points.values())
+
     # Keyboard: Home is the first logged x, each arrow the next one.
-    frame.locator(f"{card} [role=figure]").focus()
+    figure.focus()
     page.page.keyboard.press("Home")
     for _ in range(37):
         page.page.keyboard.press("ArrowRight")
-    all_x = sorted({s for p in points.values() for s in p})
-    frame.wait_for_function(
-        """([sel, x]) => {
-          const t = document.querySelector(sel + ' .tbmf-met-table');
-          return t.dataset.state === 'ready' && Number(t.dataset.x) === x;
-        }""",
-        arg=[card, all_x[37]],
-        timeout=_TIMEOUT_MS,
-    )
+    _wait_for_x(frame, card, all_x[37])
     x = all_x[37]
     assert "tbmf.mc=" in page.page.url  # the picked x is in the link
 
@@ -286,7 +312,65 @@ def test_step_table_matches_the_event_files(
         assert float(parsed[run][f"− {_BASELINE}"]) == float(
             np.float64(value) - base
         )
+
+    # CSV: the card's GET export, with the baseline's diff columns.
+    href = frame.eval_on_selector(
+        f"{card} .tbmf-met-card__tools a", "a => a.href"
+    )
+    assert "/export?" in href and "format=csv" in href
+    with urllib.request.urlopen(href, timeout=60) as answer:
+        rows = list(csv.DictReader(io.StringIO(answer.read().decode())))
+    assert {"run", "step", "value", "diff"} <= set(rows[0])
+    for run, (step, value) in expected.items():
+        row = next(
+            r for r in rows if r["run"] == run and int(r["step"]) == step
+        )
+        assert np.float32(row["value"]) == np.float32(value), run
+
+    # PNG: the plot as an image file.
+    with page.page.expect_download() as download:
+        frame.click(f"{card} .tbmf-met-card__tools button:text-is('PNG')")
+    path = download.value.path()
+    assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert download.value.suggested_filename == "loss_train_batch.png"
+
+    # Open in Compare: the same metric, as Compare's deep view.
+    frame.click(f"{card} .tbmf-met-card__compare")
+    frame.wait_for_selector(
+        '.tbmf-cmp-panel[data-state="ready"]', timeout=_TIMEOUT_MS
+    )
+    query = frame.get_attribute(
+        ".tbmf-cmp__panel .tbmf-cmp-panel", "data-query"
+    )
+    assert "metric=loss%2Ftrain%40batch" in query
+    assert "tbmf.view=compare" in page.page.url
     page.assert_no_errors()
+
+
+def _hover(frame: Frame, card) -> None:
+    # Near the bottom: nearest-first would list low values first there.
+    over = card.locator(".u-over")
+    box = over.bounding_box()
+    over.hover(position={"x": box["width"] * 0.55, "y": box["height"] * 0.9})
+    frame.wait_for_selector(".tbmf-chart__tooltip:not([hidden])")
+
+
+def _tooltip_values(frame: Frame, card) -> list[float]:
+    _hover(frame, card)
+    texts = frame.eval_on_selector_all(
+        ".tbmf-chart__tooltip:not([hidden]) .tbmf-chart__value",
+        "vs => vs.map(v => v.textContent)",
+    )
+    assert len(texts) >= 3, texts
+    return [float(t.replace(",", "")) for t in texts]
+
+
+def _tooltip_labels(frame: Frame, card) -> list[str]:
+    _hover(frame, card)
+    return frame.eval_on_selector_all(
+        ".tbmf-chart__tooltip:not([hidden]) .tbmf-chart__label",
+        "ls => ls.map(l => l.textContent)",
+    )
 
 
 def test_card_y_range_log_y_and_tooltip_order_are_kept(
@@ -323,6 +407,18 @@ def test_card_y_range_log_y_and_tooltip_order_are_kept(
     card = frame.locator(_CARD.format(key=_METRIC))
     assert card.evaluate(_Y_DOMAIN) == [0.25, 1.75]
     assert card.locator(".tbmf-met-card__sort").input_value() == "desc"
+    # The tooltip lists the runs by value, highest first.
+    assert _tooltip_values(frame, card) == sorted(
+        _tooltip_values(frame, card), reverse=True
+    )
+    card.locator(".tbmf-met-card__sort").select_option("name")
+    frame.wait_for_function(
+        "el => el.querySelector('.tbmf-chart').tbmfChart._options"
+        ".tooltipSort === 'name'",
+        arg=card.element_handle(),
+    )
+    labels = _tooltip_labels(frame, card)
+    assert labels == sorted(labels), labels
 
     # Log y: a minimum <= 0 cannot apply, the maximum still does.
     card.locator('[data-bound="lo"]').fill("-1")
