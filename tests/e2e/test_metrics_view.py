@@ -14,6 +14,7 @@ import csv
 import io
 import json
 import re
+import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -476,3 +477,105 @@ def test_screenshot(tb_server, new_page, open_tab, theme: str) -> None:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.page.screenshot(path=str(SCREENSHOTS / f"metrics_view_{theme}.png"))
     page.assert_no_errors()
+
+
+_WIDE_RUNS = 50
+_WIDE_TAGS = 40
+_WIDE_STEPS = 500
+
+
+@pytest.fixture(scope="module")
+def wide_logdir(tmp_path_factory) -> Path:
+    """50 runs x 40 scalar tags x 500 steps, simple_value events."""
+    from tests.eventfiles import (
+        file_version_event,
+        record_bytes,
+        scalar_event,
+        write,
+    )
+
+    root = tmp_path_factory.mktemp("wide") / "wide"
+    rng = np.random.default_rng(22)
+    for r in range(_WIDE_RUNS):
+        values = rng.random((_WIDE_TAGS, _WIDE_STEPS), dtype=np.float32)
+        payloads = [file_version_event()]
+        for step in range(_WIDE_STEPS):
+            for t in range(_WIDE_TAGS):
+                payloads.append(
+                    scalar_event(
+                        f"quantity_{t:02d}/train",
+                        step,
+                        1000.0 + step,
+                        float(values[t, step]),
+                    )
+                )
+        run = root / f"run_{r:02d}"
+        run.mkdir(parents=True)
+        write(
+            str(run / "events.out.tfevents.1000.host.1.0"),
+            record_bytes(payloads),
+        )
+    return root
+
+
+def test_forty_metrics_fifty_runs_fetch_what_is_shown(
+    tb_server, tb_page, open_tab, wide_logdir
+) -> None:
+    """Only the cards near the viewport ask for their scalars; the rest do
+    as they scroll into view. Prints the timings."""
+    server = tb_server(logdir=wide_logdir)
+    # 40 logged metrics, and the 3 derived from wall time (time/step, ...).
+    total = server.get_json("metrics")["total"]
+    assert total == _WIDE_TAGS + 3
+    asked: list[str] = []
+    tb_page.page.on(
+        "request",
+        lambda r: asked.append(r.url) if "/scalars?" in r.url else None,
+    )
+    began = time.perf_counter()
+    frame = _open(tb_page, open_tab, server, "&tbmf.cx=step")
+    frame.wait_for_function(
+        f"() => document.querySelectorAll('.tbmf-met-card').length === {total}",
+        timeout=_TIMEOUT_MS,
+    )
+    frame.wait_for_function(
+        """() => {
+          const p = [...document.querySelectorAll('.tbmf-met-card .tbmf-cmp-panel')];
+          return p.length > 0 && p.every(e => e.dataset.state === 'ready');
+        }""",
+        timeout=_TIMEOUT_MS,
+    )
+    first_screen = time.perf_counter() - began
+    mounted = frame.locator(".tbmf-met-card .tbmf-cmp-panel").count()
+    first_requests = len(asked)
+    assert 0 < mounted < total / 2, mounted
+    assert first_requests == mounted, (first_requests, mounted)
+    queries = [
+        urllib.parse.parse_qs(urllib.parse.urlsplit(u).query) for u in asked
+    ]
+    assert all(len(q["run"]) == _WIDE_RUNS for q in queries)
+
+    # Scrolling to the end mounts the rest, one request a card.
+    began = time.perf_counter()
+    for _ in range(30):
+        frame.evaluate("() => document.scrollingElement.scrollBy(0, 600)")
+        frame.wait_for_timeout(100)
+        if frame.locator(".tbmf-met-card .tbmf-cmp-panel").count() == total:
+            break
+    frame.wait_for_function(
+        f"""() => {{
+          const p = [...document.querySelectorAll('.tbmf-met-card .tbmf-cmp-panel')];
+          return p.length === {total}
+            && p.every(e => e.dataset.state === 'ready');
+        }}""",
+        timeout=_TIMEOUT_MS,
+    )
+    rest = time.perf_counter() - began
+    assert len(asked) == total
+    print(
+        f"\n{total} metrics x {_WIDE_RUNS} runs: first screen {mounted}"
+        f" cards, {first_requests} scalars requests, drawn in"
+        f" {first_screen:.1f} s; the other {total - mounted} on scrolling"
+        f" in {rest:.1f} s"
+    )
+    tb_page.assert_no_errors()
