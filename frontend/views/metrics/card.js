@@ -45,6 +45,8 @@ export class MetricCard {
     this.panel = null;
     /** @type {number[]} x positions the step selector snaps to */
     this._positions = [];
+    /** The chart options last given to the panel (JSON). */
+    this._panelSignature = "";
     // Buttons are named by the metric and its level: loss/train has a
     // batch-level and an epoch-level card.
     const name = `${model.entry.name} (${levelText(model.entry.level)})`;
@@ -262,7 +264,6 @@ export class MetricCard {
     this._pin.setAttribute("aria-pressed", String(model.pinned));
     this._enlarge.setAttribute("aria-pressed", String(model.enlarged));
     this.element.classList.toggle("is-pinned", model.pinned);
-    this.element.classList.toggle("is-enlarged", model.enlarged);
     const logY = Boolean(s.log) || model.logY;
     this._tools.log.setAttribute("aria-pressed", String(logY));
     syncInput(this._tools.lo, s.lo);
@@ -271,7 +272,19 @@ export class MetricCard {
     const exportUrl = this._exportUrl();
     if (exportUrl) this._tools.csv.setAttribute("href", exportUrl);
     else this._tools.csv.removeAttribute("href");
-    if (this.panel) this.panel.update(this._panelOptions());
+    // Every state change re-renders the grid: only a card whose chart
+    // options changed redraws (the panel redraws on any update).
+    const options = this._panelOptions();
+    const signature = JSON.stringify(options);
+    if (this.panel && signature !== this._panelSignature) {
+      this.panel.update(options);
+    }
+    this._panelSignature = signature;
+    const enlarged = this.element.classList.contains("is-enlarged");
+    this.element.classList.toggle("is-enlarged", model.enlarged);
+    if (model.enlarged && !enlarged) {
+      this.element.scrollIntoView({ block: "nearest" });
+    }
     this._renderTable();
   }
 
