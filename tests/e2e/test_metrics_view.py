@@ -149,6 +149,34 @@ def test_one_card_per_metric_filter_pin_enlarge_width(
     tb_page.assert_no_errors()
 
 
+def test_empty_view_says_what_to_do_first(tb_server, tb_page, open_tab) -> None:
+    server = tb_server()
+    frame = open_tab(
+        tb_page,
+        server,
+        suffix="#tb_multiframework&tbmf.view=metrics&tbmf.sel=-",
+    )
+    guide = ".tbmf-met-guide:not([hidden])"
+    frame.wait_for_selector(guide, timeout=_TIMEOUT_MS)
+    assert frame.inner_text(guide).startswith("Start here: tick runs")
+    assert frame.locator(".tbmf-met-card").count() == 0
+
+    # Runs selected, but a filter nothing matches: one line says so.
+    frame.click('button[data-action="runs-all"]')
+    frame.wait_for_selector(".tbmf-met-card", timeout=_TIMEOUT_MS)
+    frame.fill(".tbmf-met-filter", "no_such_metric_zzz")
+    frame.wait_for_function(
+        "() => document.querySelectorAll('.tbmf-met-card').length === 0",
+        timeout=_TIMEOUT_MS,
+    )
+    frame.wait_for_function(
+        "() => document.querySelector('.tbmf-met-guide').textContent"
+        ".startsWith('No metric matches the filter')",
+        timeout=_TIMEOUT_MS,
+    )
+    tb_page.assert_no_errors()
+
+
 def _read_points(logdir: Path, run: str, tag: str) -> dict[int, float]:
     """step -> value of one (run, tag), by TensorBoard's own reader."""
     acc = ea.EventAccumulator(
