@@ -125,17 +125,21 @@ def test_one_card_per_metric_filter_pin_enlarge_width(
     frame.wait_for_selector(".tbmf-met-card", timeout=_TIMEOUT_MS)
     assert _card_keys(frame)[0] == third
 
-    # Enlarge: the whole grid's width; Esc returns, focus on its button.
-    card = frame.locator(_CARD.format(key=third))
+    # Enlarge: first, the whole grid's width; Esc puts it back, focus on
+    # its button.
+    fourth = _card_keys(frame)[3]
+    card = frame.locator(_CARD.format(key=fourth))
     narrow = card.bounding_box()["width"]
     card.locator(".tbmf-met-card__enlarge").click()
-    frame.wait_for_selector(f"{_CARD.format(key=third)}.is-enlarged")
+    frame.wait_for_selector(f"{_CARD.format(key=fourth)}.is-enlarged")
+    assert _card_keys(frame)[0] == fourth
     grid = frame.locator(".tbmf-met-grid").bounding_box()["width"]
     assert card.bounding_box()["width"] == pytest.approx(grid, abs=2)
     assert card.bounding_box()["width"] > 1.5 * narrow
     assert "tbmf.me=" in tb_page.page.url
     tb_page.page.keyboard.press("Escape")
-    frame.wait_for_selector(f"{_CARD.format(key=third)}:not(.is-enlarged)")
+    frame.wait_for_selector(f"{_CARD.format(key=fourth)}:not(.is-enlarged)")
+    assert _card_keys(frame)[3] == fourth
     assert card.bounding_box()["width"] == pytest.approx(narrow, abs=2)
     assert frame.evaluate(
         "() => document.activeElement.classList.contains('tbmf-met-card__enlarge')"

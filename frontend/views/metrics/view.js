@@ -351,7 +351,8 @@ export class MetricsView {
   }
 
   /**
-   * Pinned metrics first (in pinning order), then the server's order.
+   * The enlarged card first (in the DOM too, so focus order follows), then
+   * pinned metrics (in pinning order), then the server's order.
    * @param {MetricEntry[]} entries
    * @param {string[]} pins
    * @returns {MetricEntry[]}
@@ -360,7 +361,11 @@ export class MetricsView {
     const byKey = new Map(entries.map((e) => [e.key, e]));
     const pinned = pins.map((k) => byKey.get(k)).filter((e) => e !== undefined);
     const rest = entries.filter((e) => !pins.includes(e.key));
-    return [.../** @type {MetricEntry[]} */ (pinned), ...rest];
+    const ordered = [.../** @type {MetricEntry[]} */ (pinned), ...rest];
+    const enlarged = readMetricsState(this.ctx.state).enlarged;
+    const at = ordered.findIndex((e) => e.key === enlarged);
+    if (at > 0) ordered.unshift(...ordered.splice(at, 1));
+    return ordered;
   }
 
   /**
