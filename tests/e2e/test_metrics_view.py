@@ -346,6 +346,24 @@ def test_step_table_matches_the_event_files(
             np.float64(value) - base
         )
 
+    # Another baseline from the toolbar (Compare's `cb`): the differences
+    # follow it.
+    assert frame.input_value(".tbmf-met-baseline") == _BASELINE
+    frame.select_option(".tbmf-met-baseline", "tf2_loop")
+    frame.wait_for_function(
+        "sel => [...document.querySelectorAll(sel + ' thead th')]"
+        ".some(th => th.textContent === '− tf2_loop')",
+        arg=card,
+        timeout=_TIMEOUT_MS,
+    )
+    table = _table(frame, _METRIC)
+    other = np.float64(expected["tf2_loop"][1])
+    for run in _TABLE_RUNS:
+        assert float(table[run]["diff"]) == float(
+            np.float64(expected[run][1]) - other
+        ), run
+    assert "tbmf.cb=tf2_loop" in page.page.url
+
     # CSV: the card's GET export, with the baseline's diff columns.
     href = frame.eval_on_selector(
         f"{card} .tbmf-met-card__tools a", "a => a.href"

@@ -13,6 +13,7 @@ import { KEYS as SHELL_KEYS } from "../../state.js";
 import { AXES } from "../compare/axes.js";
 import { comparableAxis } from "../compare/firstcontact.js";
 import { RunPicker } from "../compare/runpicker.js";
+import { setBaselineOptions } from "../compare/baselineselect.js";
 import { COMPARE_KEYS, readCompareState } from "../compare/viewstate.js";
 import { MetricCard } from "./card.js";
 import {
@@ -51,7 +52,8 @@ export class MetricsView {
     this.cards = new Map();
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._filterTimer = null;
-    this._loadedFor = "";
+    /** The selection and baseline the baseline list was built for. */
+    this._baselineKey = "";
 
     this.runPicker = new RunPicker(ctx);
     this._filter = /** @type {HTMLInputElement} */ (
@@ -102,6 +104,20 @@ export class MetricsView {
             ctx.state.update({ [METRICS_KEYS.width]: id === "m" ? null : id }),
         },
       }),
+    );
+    this._baseline = /** @type {HTMLSelectElement} */ (
+      h("select", {
+        className: "tbmf-cmp-select tbmf-met-baseline",
+        attrs: { "aria-label": t("metrics.baseline") },
+        on: {
+          change: () => {
+            markInput("baseline");
+            ctx.state.update({
+              [COMPARE_KEYS.baseline]: this._baseline.value || null,
+            });
+          },
+        },
+      })
     );
     this._count = h("span", {
       className: "tbmf-met-count tbmf-muted",
@@ -156,6 +172,12 @@ export class MetricsView {
                 attrs: { role: "group", "aria-label": t("metrics.width") },
               },
               this._widthButtons,
+            ),
+            h(
+              "label",
+              { className: "tbmf-met-baseline-label" },
+              h("span", { text: t("metrics.baseline") }),
+              this._baseline,
             ),
             this._count,
           ),
@@ -314,6 +336,16 @@ export class MetricsView {
       );
     }
     if (document.activeElement !== this._filter) this._filter.value = s.filter;
+    const baselineKey = JSON.stringify([selected, c.baseline]);
+    if (baselineKey !== this._baselineKey) {
+      this._baselineKey = baselineKey;
+      setBaselineOptions(
+        this._baseline,
+        selected,
+        c.baseline,
+        t("metrics.baselineNotSelected"),
+      );
+    }
     this._grid.style.setProperty(
       "--tbmf-met-card-width",
       `${CARD_WIDTHS[s.width]}px`,
