@@ -207,6 +207,15 @@ def _value_at(points: dict[int, float], x: float) -> tuple[int, float] | None:
     return step, points[step]
 
 
+def _run_colours(frame: Frame, chart: str) -> dict[str, str]:
+    """Each drawn run's colour, as the chart holds it."""
+    return frame.eval_on_selector(
+        chart,
+        """el => Object.fromEntries(el.tbmfChart.slots
+          .filter(s => s.run).map(s => [s.run, s.color]))""",
+    )
+
+
 def _wait_for_x(frame: Frame, card: str, x: float) -> None:
     frame.wait_for_function(
         """([sel, x]) => {
@@ -385,7 +394,10 @@ def test_step_table_matches_the_event_files(
     assert Path(path).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert download.value.suggested_filename == "loss_train_batch.png"
 
-    # Open in Compare: the same metric, as Compare's deep view.
+    # Open in Compare: the same metric, as Compare's deep view, each run in
+    # the colour it has here.
+    colours = _run_colours(frame, f"{card} .tbmf-chart")
+    assert len(set(colours.values())) == len(_TABLE_RUNS), colours
     frame.click(f"{card} .tbmf-met-card__compare")
     frame.wait_for_selector(
         '.tbmf-cmp-panel[data-state="ready"]', timeout=_TIMEOUT_MS
@@ -395,6 +407,7 @@ def test_step_table_matches_the_event_files(
     )
     assert "metric=loss%2Ftrain%40batch" in query
     assert "tbmf.view=compare" in page.page.url
+    assert _run_colours(frame, ".tbmf-cmp__panel .tbmf-chart") == colours
     page.assert_no_errors()
 
 
