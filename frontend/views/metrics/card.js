@@ -303,8 +303,9 @@ export class MetricCard {
     this._host.append(this._marker);
   }
 
-  get active() {
-    return this.panel !== null;
+  /** @returns {HTMLButtonElement} */
+  get enlargeButton() {
+    return /** @type {HTMLButtonElement} */ (this._enlarge);
   }
 
   /** @returns {Partial<import("../compare/panel.js").PanelOptions> & {runs: string[]}} */

@@ -208,11 +208,8 @@ export class MetricsView {
       if (!key) return;
       event.preventDefault();
       this._enlarge(null);
-      this.cards
-        .get(key)
-        ?.element.querySelector(".tbmf-met-card__enlarge")
-        // @ts-ignore focus() on an HTMLElement
-        ?.focus();
+      // Back where the user was: the card's Enlarge button.
+      this.cards.get(key)?.enlargeButton.focus();
     };
     document.addEventListener("keydown", this._onKey);
 
