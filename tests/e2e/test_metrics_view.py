@@ -373,6 +373,13 @@ def test_step_table_matches_the_event_files(
         ), run
     assert "tbmf.cb=tf2_loop" in page.page.url
 
+    # The x belongs to its axis: on epochs the table waits for a pick, back
+    # on steps it is there again.
+    frame.click('.tbmf-cmp-seg__item[data-axis="epoch"]')
+    frame.wait_for_selector(f'{card} .tbmf-met-table[data-state="empty"]')
+    frame.click('.tbmf-cmp-seg__item[data-axis="step"]')
+    _wait_for_x(frame, card, x)
+
     # CSV: the card's GET export, with the baseline's diff columns.
     href = frame.eval_on_selector(
         f"{card} .tbmf-met-card__tools a", "a => a.href"

@@ -104,7 +104,7 @@ export class MetricCard {
     });
     this._host.append(this._placeholder, this._marker);
     this.table = new StepTable(ctx, {
-      clear: () => updateCard(ctx.state, key, { x: null }),
+      clear: () => updateCard(ctx.state, key, { x: null, xa: null }),
     });
 
     this.element = h(
@@ -350,7 +350,7 @@ export class MetricCard {
       entry: m.entry,
       runs: m.runs,
       axis: m.axis,
-      x: m.settings.x ?? null,
+      x: this._pickedX(),
       baseline: m.baseline,
       diffMode: m.diffMode,
     });
@@ -359,7 +359,7 @@ export class MetricCard {
 
   /** The picked x as a vertical line over the plot. */
   _placeMarker() {
-    const x = this.model.settings.x;
+    const x = this._pickedX();
     const u = this.panel?.mainChart?.uplot;
     if (x == null || !u) {
       this._marker.hidden = true;
@@ -377,10 +377,21 @@ export class MetricCard {
     this._marker.style.height = `${overBox.height}px`;
   }
 
+  /** @returns {number | null} the picked x, if it was picked on this axis
+   * (a link may leave the axis out: then it applies to any) */
+  _pickedX() {
+    const { x, xa } = this.model.settings;
+    if (x == null || (xa && xa !== this.model.axis)) return null;
+    return x;
+  }
+
   /** @param {number | null} x */
   _pick(x) {
     if (x === null) return;
-    updateCard(this.ctx.state, this.model.entry.key, { x });
+    updateCard(this.ctx.state, this.model.entry.key, {
+      x,
+      xa: this.model.axis,
+    });
   }
 
   /** @param {MouseEvent} event a click on the plot picks the nearest x */
@@ -405,7 +416,7 @@ export class MetricCard {
     if (target.getAttribute("role") !== "figure") return;
     const positions = this._positions;
     if (positions.length === 0) return;
-    const current = this.model.settings.x;
+    const current = this._pickedX();
     let index = current == null ? -1 : positions.indexOf(current);
     if (event.key === "ArrowRight" || event.key === "ArrowUp") {
       index = index < 0 ? 0 : Math.min(positions.length - 1, index + 1);

@@ -37,6 +37,7 @@ export const TOOLTIP_SORTS = Object.freeze([
  * @property {boolean} [log] logarithmic y
  * @property {string} [sort] tooltip order (TOOLTIP_SORTS)
  * @property {number} [x] the x of the step table, in the axis' unit
+ * @property {string} [xa] the axis `x` was picked on (absent: any)
  */
 
 /**
@@ -91,6 +92,7 @@ export function parseCards(text) {
     if (TOOLTIP_SORTS.includes(value.sort) && value.sort !== "near") {
       card.sort = value.sort;
     }
+    if (typeof value.xa === "string" && value.xa) card.xa = value.xa;
     if (finite(value.x) !== null)
       card.x = /** @type {number} */ (finite(value.x));
     if (Object.keys(card).length > 0) cards[key] = card;
