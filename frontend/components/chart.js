@@ -44,6 +44,7 @@ import {
 import { ChartTooltip, drawHighlight, tooltipSlots } from "./charttooltip.js";
 import {
   DEFAULT_HEIGHT,
+  fixedRange,
   layoutSeries,
   MANY_SERIES,
   uplotOptions,
@@ -97,6 +98,9 @@ const MIN_ZOOM_DRAG_PX = 3;
  *     markers: `chart.uplot`)
  * @property {(key: string | null) => void} [onHover] the series under the
  *     cursor changed (its key; null: none)
+ * @property {[number | null, number | null] | null} [yRange] fixed y ends
+ *     (null: fitted); on log y an end <= 0 is fitted
+ * @property {import("./charttooltip.js").TooltipSort} [tooltipSort]
  */
 
 /**
@@ -473,6 +477,8 @@ export class Chart {
       log
         ? uPlot.rangeLog(min, max, 10, true)
         : uPlot.rangeNum(min, max, 0.1, true);
+    const fixed = this._options.yRange;
+    if (fixed) return fixedRange(fixed, fallback(), log);
     if (!this._options.ignoreOutliers || min == null || max == null) {
       return fallback();
     }
@@ -566,6 +572,7 @@ export class Chart {
       formatX: this._options.formatX ?? defaultFormatX(this._options.xType),
       formatY: this._options.formatY ?? formatValue,
       maxRows: this._options.tooltipRows ?? tooltipRows(),
+      sort: this._options.tooltipSort,
     });
     const before = this._hovered;
     this._hovered = hovered;

@@ -41,6 +41,11 @@ const EDGE_PX = 4;
  * @property {(x: number) => string} formatX
  * @property {(y: number) => string} formatY
  * @property {number} maxRows rows before "+N more" (Infinity: all)
+ * @property {TooltipSort} [sort] row order (default `near`)
+ *
+ * @typedef {'near' | 'desc' | 'asc' | 'name' | 'drawn'} TooltipSort nearest
+ *     to the cursor first, by value (high or low first), by label, or in
+ *     the order the series are drawn
  *
  * @typedef {Object} Hovered the series under the cursor
  * @property {TooltipSlot} slot
@@ -96,13 +101,14 @@ export class ChartTooltip {
       first.near && first.near.distance <= HIGHLIGHT_PX
         ? { slot: first.slot, row: first.near.row }
         : null;
+    sortRows(u, ranked, input.sort);
 
     const text = (/** @type {TooltipSlot} */ slot, /** @type {number} */ row) =>
       valueText(u, slot, row, input.formatY);
     const rows = [];
     const shown = ranked.slice(0, input.maxRows);
     for (const [i, entry] of shown.entries()) {
-      const isHovered = i === 0 && hovered !== null;
+      const isHovered = entry === first && hovered !== null;
       // Each row shows the point that ranked it: its nearest to the
       // cursor (a spike reads as the spike, with its own x).
       const row = entry.near?.row ?? entry.row;
@@ -379,4 +385,39 @@ export function tooltipSlots(chartSlots, isVisible) {
       return { ...tipSlot(slot), linked: raw ? tipSlot(raw) : null };
     });
   return slots;
+}
+
+/**
+ * Puts the tooltip's rows (ranked nearest first) in the chosen order; rows
+ * without a finite value go last when sorting by value.
+ * @param {any} u
+ * @param {{slot: TooltipSlot, near: any, row: number}[]} ranked
+ * @param {TooltipSort | undefined} sort
+ */
+function sortRows(u, ranked, sort) {
+  if (!sort || sort === "near") return;
+  if (sort === "name") {
+    ranked.sort((a, b) => a.slot.label.localeCompare(b.slot.label));
+    return;
+  }
+  if (sort === "drawn") {
+    ranked.sort((a, b) => a.slot.index - b.slot.index);
+    return;
+  }
+  const sign = sort === "desc" ? -1 : 1;
+  const value = new Map(
+    ranked.map((entry) => {
+      const row = entry.near?.row ?? entry.row;
+      const v = row == null ? null : u.data[entry.slot.index][row];
+      return [entry, typeof v === "number" && Number.isFinite(v) ? v : null];
+    }),
+  );
+  ranked.sort((a, b) => {
+    const va = value.get(a) ?? null;
+    const vb = value.get(b) ?? null;
+    if (va === null || vb === null) {
+      return Number(va === null) - Number(vb === null);
+    }
+    return sign * (va - vb);
+  });
 }

@@ -244,3 +244,17 @@ export function uplotOptions(options, parts) {
     hooks,
   };
 }
+
+/**
+ * A y range with the user's ends where given (usable on this scale).
+ * @param {[number | null, number | null]} fixed
+ * @param {any} fitted [min, max] uPlot would use
+ * @param {boolean} log
+ * @returns {uPlot.Range.MinMax}
+ */
+export function fixedRange([lo, hi], fitted, log) {
+  const usable = (/** @type {number | null} */ v) =>
+    v != null && Number.isFinite(v) && (!log || v > 0);
+  const range = [usable(lo) ? lo : fitted[0], usable(hi) ? hi : fitted[1]];
+  return range[0] < range[1] ? range : fitted;
+}

@@ -73,6 +73,9 @@ KEPT = {
     "inf",
     "python",
     "csv",
+    "esc",
+    "png",
+    "markdown",
     "tfevents",
     "vdlrecords",
     "optimizer",
@@ -492,8 +495,12 @@ def test_compare_view_with_baseline_and_anomaly_card_in_chinese(
     text = card.inner_text()
     assert ZH["anomaly.card.cause"].split("{")[0] in text
     # The message is the catalog's Chinese, made from the finding's id.
-    assert not re.search(r"[A-Za-z]{4,}", re.sub(r"'[^']*'", "", text).replace(
-        finding["run"], "").replace(finding["tag"], "")), text
+    assert not re.search(
+        r"[A-Za-z]{4,}",
+        re.sub(r"'[^']*'", "", text)
+        .replace(finding["run"], "")
+        .replace(finding["tag"], ""),
+    ), text
     _assert_chinese(frame, names, "compare anomaly card")
     _shot(recorded, f"compare_baseline_anomaly_{theme}.png")
 
@@ -539,7 +546,11 @@ def test_compare_notes_on_runs_it_cannot_draw_in_chinese(tb_server, new_page):
     recorded, frame = _open(
         new_page,
         server,
-        {"tbmf.view": "compare", "tbmf.cm": "loss/val@epoch", "tbmf.cx": "epoch"},
+        {
+            "tbmf.view": "compare",
+            "tbmf.cm": "loss/val@epoch",
+            "tbmf.cx": "epoch",
+        },
         dark=False,
     )
     frame.wait_for_selector(
@@ -554,3 +565,35 @@ def test_compare_notes_on_runs_it_cannot_draw_in_chinese(tb_server, new_page):
     assert ZH["evidence.epoch.noInfo"].split("：")[0] in notes
     _assert_chinese(frame, _names(server), "compare notes")
     _shot(recorded, "compare_notes_light.png")
+
+
+@pytest.mark.parametrize("dark", [False, True], ids=["light", "dark"])
+def test_metrics_view_in_chinese(tb_server, new_page, dark):
+    """The Metrics view's own parts (toolbar, cards' buttons, the step
+    table); the charts inside the cards are the Compare panel's."""
+    server = tb_server()
+    cards = json.dumps({"loss/train@batch": {"x": 250}})
+    recorded, frame = _open(
+        new_page,
+        server,
+        {
+            "tbmf.view": "metrics",
+            "tbmf.cx": "step",
+            "tbmf.sel": "keras_fit/train,pytorch_sgd",
+            "tbmf.cb": "pytorch_sgd",
+            "tbmf.mp": "loss/train@batch",
+            "tbmf.mc": cards,
+        },
+        dark=dark,
+    )
+    frame.wait_for_selector(
+        '.tbmf-met-card .tbmf-met-table[data-state="ready"]',
+        timeout=_TIMEOUT_MS,
+    )
+    assert (
+        frame.inner_text('.tbmf-tab[data-view="metrics"]')
+        == ZH["shell.tab.metrics"]
+    )
+    assert ZH["metrics.table.copy"] in frame.inner_text(".tbmf-main")
+    _assert_chinese(frame, _names(server), "metrics")
+    _shot(recorded, f"metrics_{'dark' if dark else 'light'}.png")

@@ -153,11 +153,12 @@ CONVERTED = [
         for p in (REPO / "frontend" / "components").glob("*.js")
     ),
     "frontend/views/runs.js",
+    "frontend/views/metrics.js",
     "frontend/colors.js",
     "frontend/filter.js",
     *sorted(
         str(p.relative_to(REPO))
-        for folder in ("compare", "histograms", "layouts", "runs")
+        for folder in ("compare", "histograms", "layouts", "metrics", "runs")
         for p in (REPO / "frontend" / "views" / folder).glob("*.js")
     ),
 ]

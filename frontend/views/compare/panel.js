@@ -96,6 +96,11 @@ let panelCount = 0;
  *     of centers with its band
  * @property {'off' | 'hovered' | 'all' | null} [anomalyMarkers] which
  *     anomaly markers to draw (null: by the number of runs, anomalylayer.js)
+ * @property {[number | null, number | null] | null} [yRange] the main
+ *     chart's fixed y ends (null: fitted)
+ * @property {import("../../components/charttooltip.js").TooltipSort} [tooltipSort]
+ * @property {(chart: import("../../components/chart.js").Chart) => void} [onDraw]
+ *     after every redraw of the main chart
  */
 
 /**
@@ -487,6 +492,7 @@ export class ComparisonChart {
       onDraw: (/** @type {import("../../components/chart.js").Chart} */ c) => {
         chartDrawn();
         if (c.uplot) this._anomalies.draw(c.uplot);
+        this.options.onDraw?.(c);
       },
       onHover: (/** @type {string | null} */ key) => this._anomalies.hover(key),
     };
@@ -495,6 +501,8 @@ export class ComparisonChart {
       axis.id,
       Boolean(o.logY),
       o.height ?? DEFAULT_HEIGHT,
+      o.yRange ?? null,
+      o.tooltipSort ?? null,
     ]);
     const emptyText =
       response.series.length === 0 && !grouped
@@ -509,6 +517,8 @@ export class ComparisonChart {
         ...mainOnly,
         logY: Boolean(o.logY),
         height: o.height ?? DEFAULT_HEIGHT,
+        yRange: o.yRange ?? null,
+        tooltipSort: o.tooltipSort,
         emptyText,
       },
       { series: main, xRange, ignoreOutliers, label: this._title.textContent },
