@@ -27,7 +27,12 @@ import { ensureStylesheet, h, icon } from "../dom.js";
 import { formatValue } from "../format.js";
 import { markInput } from "../perf.js";
 import { tooltipRows } from "../prefs.js";
-import { labelPlot, renderLegend, updateLegendItem } from "./chartlegend.js";
+import {
+  labelPlot,
+  legendSignature,
+  renderLegend,
+  updateLegendItem,
+} from "./chartlegend.js";
 import {
   drawClipped,
   drawMarkers,
@@ -175,6 +180,8 @@ export class Chart {
     /** @type {{key: string, range: [number, number] | null} | null} */
     this._rangeMemo = null;
     this._dataVersion = 0;
+    /** What the legend's entries show (legendSignature), as rendered. */
+    this._legendSignature = "";
     this._legend = h("div", {
       className: "tbmf-chart__legend",
       attrs: { role: "group", "aria-label": "Series shown (press to hide)" },
@@ -517,6 +524,11 @@ export class Chart {
     const show = this._options.legend !== false;
     this._legend.hidden = !show;
     if (!show) return;
+    // The same entries as drawn (a log-y flip, new smoothing, a zoom):
+    // keep them; rebuilding 50 buttons costs a style and layout pass.
+    const signature = legendSignature(this._slots, this._hidden);
+    if (signature === this._legendSignature) return;
+    this._legendSignature = signature;
     renderLegend(this._legend, this._slots, this._hidden, (key, event) => {
       markInput("legend", event);
       // Read now: the entry is updated in place, not rebuilt.
@@ -528,6 +540,8 @@ export class Chart {
   _updateLegendItem(key) {
     if (!updateLegendItem(this._legend, key, this._hidden.has(key))) {
       this._renderLegend();
+    } else {
+      this._legendSignature = legendSignature(this._slots, this._hidden);
     }
   }
 
