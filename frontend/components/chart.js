@@ -42,6 +42,7 @@ import {
 import {
   DATA_OPTIONS,
   defaultFormatX,
+  exactXs,
   sameKeys,
   seriesKey,
 } from "./chartseries.js";
@@ -180,6 +181,9 @@ export class Chart {
     /** @type {{key: string, range: [number, number] | null} | null} */
     this._rangeMemo = null;
     this._dataVersion = 0;
+    /** Exact x beyond 2^53 of the series drawn (exactXs), per series. */
+    /** @type {{series: ChartSeries[], map: Map<number, bigint | null>} | null} */
+    this._exactX = null;
     /** What the legend's entries show (legendSignature), as rendered. */
     this._legendSignature = "";
     this._legend = h("div", {
@@ -575,7 +579,7 @@ export class Chart {
       u,
       slots,
       xLabel: this._options.xLabel ?? "x",
-      formatX: this._options.formatX ?? defaultFormatX(this._options.xType),
+      formatX: this._tooltipFormatX(),
       formatY: this._options.formatY ?? formatValue,
       maxRows: this._options.tooltipRows ?? tooltipRows(),
     });
@@ -590,6 +594,27 @@ export class Chart {
     if (before?.slot.key !== hovered?.slot.key) {
       this._options.onHover?.(hovered?.slot.key ?? null);
     }
+  }
+
+  /**
+   * The tooltip's x text: the chart's, but with the default format a
+   * double beyond 2^53 that stands for an exact step (`xExact`) shows it
+   * with every digit instead of "≈…".
+   * @returns {(x: number) => string}
+   */
+  _tooltipFormatX() {
+    const options = this._options;
+    const formatX = options.formatX ?? defaultFormatX(options.xType);
+    if (options.formatX || options.xType === "time") return formatX;
+    if (this._exactX?.series !== options.series) {
+      this._exactX = { series: options.series, map: exactXs(options.series) };
+    }
+    const map = this._exactX.map;
+    if (map.size === 0) return formatX;
+    return (x) => {
+      const exact = map.get(x);
+      return exact != null ? formatValue(exact) : formatX(x);
+    };
   }
 
   _scheduleResize() {

@@ -20,7 +20,7 @@ import { formatInt } from "../../format.js";
  * @property {Values} yMin
  * @property {Values} yMax
  * @property {Values} smoothed
- * @property {number[]} [steps]
+ * @property {ArrayLike<number | bigint>} [steps] BigInt64Array beyond 2^53
  * @property {number} total points logged
  * @property {number} returned points sent
  * @property {string} [excluded] why it has no place on the axis
@@ -167,6 +167,8 @@ export function mainChartSeries(
           yMax: /** @type {any} */ (series.yMax),
         }
       : {};
+    // On the step axis x is the step: its exact digits for the tooltip.
+    const exactSteps = response.x === "step" ? series.steps : undefined;
     const note =
       (isBaseline ? "baseline · " : "") +
       pointsNote(series.returned, series.total) +
@@ -197,6 +199,7 @@ export function mainChartSeries(
         width: SMOOTHED_WIDTH,
         dash,
         x: series.x,
+        xExact: exactSteps,
         y: /** @type {any} */ (series.smoothed),
       });
     } else {
@@ -209,6 +212,7 @@ export function mainChartSeries(
         width: LINE_WIDTH,
         dash,
         x: series.x,
+        xExact: exactSteps,
         y: /** @type {any} */ (series.y),
         ...band,
       });
