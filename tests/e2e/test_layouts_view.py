@@ -72,9 +72,9 @@ def server(tb_server, tmp_path: Path) -> Iterator[Any]:
     started = tb_server(logdir=logdir)
     yield started
     started.stop()
-    assert _file_state(CHECKOUT_LAYOUTS) == before, (
-        "the test wrote layouts into the checkout's demo_logs"
-    )
+    assert (
+        _file_state(CHECKOUT_LAYOUTS) == before
+    ), "the test wrote layouts into the checkout's demo_logs"
 
 
 def _file_state(path: Path) -> bytes | None:
