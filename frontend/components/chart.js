@@ -37,22 +37,23 @@ import {
   drawClipped,
   drawMarkers,
   findClipped,
-  windowRobustRange,
 } from "./chartmarks.js";
 import {
   DATA_OPTIONS,
   defaultFormatX,
-  exactXs,
+  exactFormatX,
   sameKeys,
   seriesKey,
 } from "./chartseries.js";
 import { ChartTooltip, drawHighlight, tooltipSlots } from "./charttooltip.js";
 import {
   DEFAULT_HEIGHT,
+  fitX,
   layoutSeries,
   MANY_SERIES,
   uplotOptions,
   uplotSeries,
+  yRangeOf,
 } from "./chartuplot.js";
 import { fitWidth, watchSizeAndTheme } from "./plotkit.js";
 
@@ -181,9 +182,6 @@ export class Chart {
     /** @type {{key: string, range: [number, number] | null} | null} */
     this._rangeMemo = null;
     this._dataVersion = 0;
-    /** Exact x beyond 2^53 of the series drawn (exactXs), per series. */
-    /** @type {{series: ChartSeries[], map: Map<number, bigint | null>} | null} */
-    this._exactX = null;
     /** What the legend's entries show (legendSignature), as rendered. */
     this._legendSignature = "";
     this._legend = h("div", {
@@ -266,6 +264,13 @@ export class Chart {
     if (this._destroyed) return;
     const previous = this._options;
     this._options = { ...previous, ...options };
+    const keys = Object.keys(options);
+    if (this._uplot && keys.length === 1 && keys[0] === "xRange") {
+      // Only the window: the same data, another x scale (no new layout).
+      if (this._options.xRange) this._applyXRange();
+      else fitX(this._uplot);
+      return;
+    }
     const onlyData =
       Object.keys(options).every((key) => DATA_OPTIONS.has(key)) &&
       sameKeys(previous.series, this._options.series);
@@ -471,39 +476,23 @@ export class Chart {
 
   /**
    * uPlot's y range: its own, or with "ignore outliers" the robust range
-   * of the values drawn in the x window (memoised per data and window).
+   * of the values drawn in the x window (chartuplot.js `yRangeOf`).
    * @param {uPlot} u
    * @param {number} min
    * @param {number} max
    * @returns {uPlot.Range.MinMax}
    */
   _yRange(u, min, max) {
-    const log = this.logY;
-    const fallback = () =>
-      log
-        ? uPlot.rangeLog(min, max, 10, true)
-        : uPlot.rangeNum(min, max, 0.1, true);
-    if (!this._options.ignoreOutliers || min == null || max == null) {
-      return fallback();
-    }
-    const xs = /** @type {number[]} */ (u.data[0]);
-    const xMin = u.scales.x.min ?? xs[0];
-    const xMax = u.scales.x.max ?? xs[xs.length - 1];
-    const key = `${this._dataVersion}:${xMin}:${xMax}:${log}`;
-    if (this._rangeMemo?.key !== key) {
-      const visible = this._slots.filter((slot) => this._isVisible(slot));
-      this._rangeMemo = {
-        key,
-        range: windowRobustRange(visible, xMin, xMax, min, max, log),
-      };
-    }
-    const range = this._rangeMemo.range;
-    if (!range) return fallback();
-    // A little room so the bulk does not touch the edges; log y keeps it
-    // in decades' proportion.
-    if (log) return [range[0] / 1.05, range[1] * 1.05];
-    const pad = (range[1] - range[0]) * 0.02;
-    return [range[0] - pad, range[1] + pad];
+    const robust = Boolean(this._options.ignoreOutliers);
+    const { range, memo } = yRangeOf(u, min, max, {
+      log: this.logY,
+      robust,
+      memo: this._rangeMemo,
+      version: this._dataVersion,
+      visible: () => this._slots.filter((slot) => this._isVisible(slot)),
+    });
+    this._rangeMemo = memo;
+    return range;
   }
 
   /** Draws the hovered series bold on the overlay canvas (or clears it). */
@@ -579,7 +568,7 @@ export class Chart {
       u,
       slots,
       xLabel: this._options.xLabel ?? "x",
-      formatX: this._tooltipFormatX(),
+      formatX: exactFormatX(this._options),
       formatY: this._options.formatY ?? formatValue,
       maxRows: this._options.tooltipRows ?? tooltipRows(),
     });
@@ -594,27 +583,6 @@ export class Chart {
     if (before?.slot.key !== hovered?.slot.key) {
       this._options.onHover?.(hovered?.slot.key ?? null);
     }
-  }
-
-  /**
-   * The tooltip's x text: the chart's, but with the default format a
-   * double beyond 2^53 that stands for an exact step (`xExact`) shows it
-   * with every digit instead of "≈…".
-   * @returns {(x: number) => string}
-   */
-  _tooltipFormatX() {
-    const options = this._options;
-    const formatX = options.formatX ?? defaultFormatX(options.xType);
-    if (options.formatX || options.xType === "time") return formatX;
-    if (this._exactX?.series !== options.series) {
-      this._exactX = { series: options.series, map: exactXs(options.series) };
-    }
-    const map = this._exactX.map;
-    if (map.size === 0) return formatX;
-    return (x) => {
-      const exact = map.get(x);
-      return exact != null ? formatValue(exact) : formatX(x);
-    };
   }
 
   _scheduleResize() {

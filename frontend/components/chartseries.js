@@ -189,3 +189,30 @@ export function exactXs(series) {
   }
   return exact;
 }
+
+/** @type {WeakMap<ChartSeries[], Map<number, bigint | null>>} */
+const exactOf = new WeakMap();
+
+/**
+ * The tooltip's x text: the chart's `formatX`, but with the default format
+ * a double beyond 2^53 that stands for an exact x (`xExact`) shows every
+ * digit instead of "≈…".
+ * @param {{series: ChartSeries[], formatX?: (x: number) => string,
+ *     xType?: string}} options the chart's
+ * @returns {(x: number) => string}
+ */
+export function exactFormatX(options) {
+  const formatX = options.formatX ?? defaultFormatX(options.xType);
+  if (options.formatX || options.xType === "time") return formatX;
+  let map = exactOf.get(options.series);
+  if (!map) {
+    map = exactXs(options.series);
+    exactOf.set(options.series, map);
+  }
+  if (map.size === 0) return formatX;
+  const exact = map;
+  return (x) => {
+    const digits = exact.get(x);
+    return digits != null ? formatValue(digits) : formatX(x);
+  };
+}

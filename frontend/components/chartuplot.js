@@ -4,7 +4,7 @@
 
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { styleFor, withAlpha } from "../colors.js";
-import { findMarkers } from "./chartmarks.js";
+import { findMarkers, windowRobustRange } from "./chartmarks.js";
 import { cleanValues, ownPoints, seriesKey, sparse } from "./chartseries.js";
 import { axisStyle, fitAxisSize } from "./plotkit.js";
 
@@ -243,4 +243,50 @@ export function uplotOptions(options, parts) {
     bands,
     hooks,
   };
+}
+
+/**
+ * @typedef {{key: string, range: [number, number] | null}} RangeMemo
+ */
+
+/**
+ * A chart's y range: uPlot's own, or (`robust`, "ignore outliers") the
+ * robust range of the visible values in the x window with a little room
+ * so the bulk does not touch the edges (log y: in decades' proportion),
+ * memoised per data version, window and scale.
+ * @param {uPlot} u
+ * @param {number} min
+ * @param {number} max
+ * @param {{log: boolean, robust: boolean, memo: RangeMemo | null,
+ *     version: number, visible: () => SeriesSlot[]}} how
+ * @returns {{range: uPlot.Range.MinMax, memo: RangeMemo | null}}
+ */
+export function yRangeOf(u, min, max, { log, robust, memo, version, visible }) {
+  const own = () =>
+    log ? uPlot.rangeLog(min, max, 10, true) : uPlot.rangeNum(min, max, 0.1, true);
+  if (!robust || min == null || max == null) return { range: own(), memo };
+  const xs = /** @type {number[]} */ (u.data[0]);
+  const xMin = u.scales.x.min ?? xs[0];
+  const xMax = u.scales.x.max ?? xs[xs.length - 1];
+  const key = `${version}:${xMin}:${xMax}:${log}`;
+  if (memo?.key !== key) {
+    memo = { key, range: windowRobustRange(visible(), xMin, xMax, min, max, log) };
+  }
+  const range = memo.range;
+  if (!range) return { range: own(), memo };
+  if (log) return { range: [range[0] / 1.05, range[1] * 1.05], memo };
+  const pad = (range[1] - range[0]) * 0.02;
+  return { range: [range[0] - pad, range[1] + pad], memo };
+}
+
+/**
+ * Fits the x scale to the data (a window taken away without new data).
+ * @param {uPlot} u
+ */
+export function fitX(u) {
+  const xs = u.data[0];
+  if (!xs || xs.length === 0) return;
+  const min = /** @type {number} */ (xs[0]);
+  const max = /** @type {number} */ (xs[xs.length - 1]);
+  if (min < max) u.setScale("x", { min, max });
 }
