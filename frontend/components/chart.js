@@ -47,6 +47,7 @@ import {
 } from "./chartseries.js";
 import { ChartTooltip, drawHighlight, tooltipSlots } from "./charttooltip.js";
 import {
+  dataId,
   DEFAULT_HEIGHT,
   fitX,
   layoutSeries,
@@ -179,9 +180,8 @@ export class Chart {
     this._hovered = null;
     /** @type {ClippedPoint[]} */
     this._clipped = [];
-    /** @type {{key: string, range: [number, number] | null} | null} */
-    this._rangeMemo = null;
-    this._dataVersion = 0;
+    /** @type {import("./chartuplot.js").RangeMemo} */
+    this._rangeMemo = new Map();
     /** What the legend's entries show (legendSignature), as rendered. */
     this._legendSignature = "";
     this._legend = h("div", {
@@ -279,7 +279,6 @@ export class Chart {
       // Same keys, so the same columns: only the specs (labels, notes) and
       // markers move. setData ranges y again (outliers on or off).
       this._slots = slots;
-      this._dataVersion++;
       this._uplot.setData(data);
       this._applyXRange();
       this._renderLegend();
@@ -303,11 +302,10 @@ export class Chart {
   setSeriesVisible(key, show) {
     if (show) this._hidden.delete(key);
     else this._hidden.add(key);
-    this._dataVersion++;
     const u = this._uplot;
     if (u) {
       // One redraw for all of it; uPlot ranges y again over the series
-      // shown (the robust range too: _dataVersion moved).
+      // shown (the robust range too: its memo knows the hidden series).
       u.batch(() => {
         for (const slot of this._slots) {
           if (slot.key !== key && slot.spec.linkedTo !== key) continue;
@@ -371,7 +369,6 @@ export class Chart {
     const formatX = options.formatX ?? defaultFormatX(options.xType);
     const formatY = options.formatY ?? formatValue;
     const many = slots.length > MANY_SERIES;
-    this._dataVersion++;
 
     const { series, bands } = uplotSeries(slots, {
       xLabel: options.xLabel,
@@ -483,16 +480,14 @@ export class Chart {
    * @returns {uPlot.Range.MinMax}
    */
   _yRange(u, min, max) {
-    const robust = Boolean(this._options.ignoreOutliers);
-    const { range, memo } = yRangeOf(u, min, max, {
+    return yRangeOf(u, min, max, {
       log: this.logY,
-      robust,
+      robust: Boolean(this._options.ignoreOutliers),
       memo: this._rangeMemo,
-      version: this._dataVersion,
+      // The same table with the same series hidden: the same values.
+      version: `${dataId(u.data)}:${[...this._hidden].sort().join("\n")}`,
       visible: () => this._slots.filter((slot) => this._isVisible(slot)),
     });
-    this._rangeMemo = memo;
-    return range;
   }
 
   /** Draws the hovered series bold on the overlay canvas (or clears it). */

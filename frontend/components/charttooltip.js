@@ -165,7 +165,10 @@ export class ChartTooltip {
    * @param {any} u
    */
   _place(u) {
-    const over = u.over.getBoundingClientRect();
+    // uPlot's own cached box of the plot (what the cursor position is
+    // relative to): reading the element's box here forced a layout of
+    // the page after every redraw under the pointer.
+    const over = u.rect ?? u.over.getBoundingClientRect();
     placeTooltip(
       this.element,
       over.left + (u.cursor.left ?? 0),
