@@ -201,9 +201,16 @@ export class Chart {
 
     /** @type {number | null} */
     this._resizeFrame = null;
+    /** @type {number | null} the plot's width as observed (a rebuild
+     * reading clientWidth forced a layout after the lists changed) */
+    this._plotWidth = null;
     this._unwatch = watchSizeAndTheme(
       this._plot,
-      () => this._scheduleResize(),
+      (/** @type {ResizeObserverEntry[]} */ entries) => {
+        const box = entries?.[0]?.contentRect;
+        if (box) this._plotWidth = Math.round(box.width);
+        this._scheduleResize();
+      },
       () => this._uplot?.redraw(false, true),
     );
 
@@ -378,7 +385,7 @@ export class Chart {
     });
 
     const opts = uplotOptions(options, {
-      width: Math.max(this._plot.clientWidth, 100),
+      width: Math.max(this._plotWidth ?? this._plot.clientWidth, 100),
       logY: this.logY,
       many,
       series,
