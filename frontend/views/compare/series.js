@@ -358,11 +358,22 @@ export function diffChartSeries(
  * @returns {Value[]} the values with "NaN" (and NaN) as null
  */
 function gapsForNaN(values) {
-  // Array.from: a typed array's own map() would turn null back into 0.
-  return Array.from(values, (v) =>
-    v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
-  );
+  if (values == null) return values;
+  // Once per array: the same answer drawn again (a cached one, log y)
+  // gives the chart the same arrays, whose layout it keeps.
+  let gaps = gapsOf.get(values);
+  if (!gaps) {
+    // Array.from: a typed array's own map() would turn null back into 0.
+    gaps = Array.from(values, (v) =>
+      v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
+    );
+    gapsOf.set(values, gaps);
+  }
+  return gaps;
 }
+
+/** @type {WeakMap<object, Value[]>} */
+const gapsOf = new WeakMap();
 
 /**
  * @typedef {Object} PointCounts
