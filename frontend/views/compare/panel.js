@@ -282,7 +282,9 @@ export class ComparisonChart {
       return;
     }
     this._requested = signature;
-    const known = force ? undefined : this._answers.get(signature);
+    // Kept answers count for the data version they were asked under only.
+    const kept = `${this.ctx.catalog.payload?.dataVersion ?? ""} ${signature}`;
+    const known = force ? undefined : this._answers.get(kept);
     if (known) {
       this._request.cancel();
       this._setLoading(false);
@@ -304,7 +306,7 @@ export class ComparisonChart {
       return;
     }
     const answers = /** @type {ScalarsResponse[]} */ (outcome.value);
-    this._answers.set(signature, answers);
+    this._answers.set(kept, answers);
     this._show(urls, signature, answers);
   }
 
