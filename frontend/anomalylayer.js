@@ -196,7 +196,9 @@ export class AnomalyLayer {
     });
     const dense = inView.length > DENSE_MARKERS;
     const marked = dense ? summarise(inView) : inView.map(single);
-    const width = over.clientWidth;
+    // The plot's width as uPlot set it (reading clientWidth here, right
+    // after uPlot changed the DOM, forced a layout of the page per draw).
+    const width = u.bbox.width / devicePixelRatio || over.clientWidth;
     const items = [];
     for (const mark of marked) {
       let left = u.valToPos(Math.max(mark.x[0], lo), "x");

@@ -2,7 +2,7 @@
 // note, or in a compact scrolling box when there are many).
 
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { language, t } from "../i18n.js";
 import { MANY_SERIES } from "./chartuplot.js";
 import { swatchStyle } from "./charttooltip.js";
 
@@ -56,6 +56,29 @@ export function renderLegend(legend, slots, hidden, onToggle) {
       );
     }),
   );
+}
+
+/**
+ * Everything the legend's entries show, as one string: equal strings,
+ * equal entries.
+ * @param {SeriesSlot[]} slots
+ * @param {Set<string>} hidden
+ * @returns {string}
+ */
+export function legendSignature(slots, hidden) {
+  return JSON.stringify([
+    language(),
+    slots
+      .filter((slot) => slot.spec.legend !== false)
+      .map((slot) => [
+        slot.key,
+        slot.spec.label,
+        slot.spec.note ?? "",
+        slot.color,
+        slot.dash ?? null,
+        hidden.has(slot.key),
+      ]),
+  ]);
 }
 
 /**

@@ -173,21 +173,40 @@ export class ChartTooltip {
    * @param {any} u
    */
   _place(u) {
-    const over = u.over.getBoundingClientRect();
-    const left = over.left + (u.cursor.left ?? 0);
-    const top = over.top + (u.cursor.top ?? 0);
-    const width = this.element.offsetWidth;
-    const height = this.element.offsetHeight;
-    const viewWidth = document.documentElement.clientWidth;
-    const viewHeight = document.documentElement.clientHeight;
-    let x = left + GAP_PX;
-    if (x + width > viewWidth - EDGE_PX) x = left - GAP_PX - width;
-    x = clamp(x, EDGE_PX, viewWidth - width - EDGE_PX);
-    let y = top + GAP_PX;
-    if (y + height > viewHeight - EDGE_PX) y = top - GAP_PX - height;
-    y = clamp(y, EDGE_PX, viewHeight - height - EDGE_PX);
-    this.element.style.transform = `translate(${Math.round(x)}px, ${Math.round(y)}px)`;
+    // uPlot's own cached box of the plot (what the cursor position is
+    // relative to): reading the element's box here forced a layout of
+    // the page after every redraw under the pointer.
+    const over = u.rect ?? u.over.getBoundingClientRect();
+    placeTooltip(
+      this.element,
+      over.left + (u.cursor.left ?? 0),
+      over.top + (u.cursor.top ?? 0),
+    );
   }
+}
+
+/**
+ * Places a `position: fixed` tooltip (`.tbmf-chart__tooltip`) next to a
+ * point given in window coordinates (e.g. `clientX`/`clientY`, or a
+ * `getBoundingClientRect()` plus an offset), flipped to the point's other
+ * side and clamped so it stays inside the window, however the page is
+ * scrolled. Every chart's tooltip uses it.
+ * @param {HTMLElement} element shown (its size is read)
+ * @param {number} left
+ * @param {number} top
+ */
+export function placeTooltip(element, left, top) {
+  const width = element.offsetWidth;
+  const height = element.offsetHeight;
+  const viewWidth = document.documentElement.clientWidth;
+  const viewHeight = document.documentElement.clientHeight;
+  let x = left + GAP_PX;
+  if (x + width > viewWidth - EDGE_PX) x = left - GAP_PX - width;
+  x = clamp(x, EDGE_PX, viewWidth - width - EDGE_PX);
+  let y = top + GAP_PX;
+  if (y + height > viewHeight - EDGE_PX) y = top - GAP_PX - height;
+  y = clamp(y, EDGE_PX, viewHeight - height - EDGE_PX);
+  element.style.transform = `translate(${Math.round(x)}px, ${Math.round(y)}px)`;
 }
 
 /**

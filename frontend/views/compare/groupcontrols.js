@@ -1,8 +1,10 @@
 // The Compare toolbar's "Groups" controls: group by (none, group,
 // framework, writer, trainer, any hyper-parameter), center (mean / median),
 // band (± std, 95% CI, min–max, none), members on/off and a baseline group.
-// State lives in the URL: `cg` group by, `ca` center, `cbd` band, `cmb` "1"
-// to draw members, `cbg` the baseline group.
+// State lives in the URL: `cg` group by, `cgc` center, `cbd` band, `cmb`
+// "1" to draw members, `cbg` the baseline group. (The center was `ca`,
+// which also meant "all attempts": an old link's `ca=median` still reads
+// as the median, until a control writes the state.)
 
 import { h, setChildren } from "../../dom.js";
 import { t } from "../../i18n.js";
@@ -11,13 +13,30 @@ import { AGGREGATES, BANDS, GROUP_BY } from "./groups.js";
 /** State keys of the group controls. */
 export const GROUP_KEYS = Object.freeze({
   groupBy: "cg",
-  aggregate: "ca",
+  aggregate: "cgc",
   band: "cbd",
   members: "cmb",
   baselineGroup: "cbg",
 });
 const HPARAM = "hparam:";
 const SEARCH_FROM_KEYS = 12; // hyper-parameter keys before a search box shows
+
+/** The center's key in older links (shared with Compare's attempts). */
+const LEGACY_AGGREGATE = "ca";
+
+/**
+ * The state update that carries an old link's center (`ca=median`) over to
+ * its own key, so writing `ca` (attempts) or the center keeps the choice.
+ * @param {import("../../state.js").AppState} state
+ * @returns {Record<string, string | null>}
+ */
+export function movedLegacyCenter(state) {
+  if (state.get(LEGACY_AGGREGATE) !== "median") return {};
+  return {
+    [LEGACY_AGGREGATE]: null,
+    [GROUP_KEYS.aggregate]: state.get(GROUP_KEYS.aggregate) || "median",
+  };
+}
 
 /**
  * @typedef {Object} GroupState
@@ -37,7 +56,11 @@ export function readGroupState(state) {
   const band = state.get(GROUP_KEYS.band, "std");
   return {
     groupBy,
-    aggregate: state.get(GROUP_KEYS.aggregate) === "median" ? "median" : "mean",
+    aggregate:
+      (state.get(GROUP_KEYS.aggregate) ||
+        state.get(LEGACY_AGGREGATE, "")) === "median"
+        ? "median"
+        : "mean",
     band: /** @type {any} */ (
       BANDS.some(([value]) => value === band) ? band : "std"
     ),
@@ -102,6 +125,7 @@ export class GroupControls {
     });
     this.aggregate = select(t("cmp.aggregate"), "aggregate", AGGREGATES, () =>
       update({
+        ...movedLegacyCenter(ctx.state),
         [GROUP_KEYS.aggregate]:
           this.aggregate.value === "median" ? "median" : null,
       }),

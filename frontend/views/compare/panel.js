@@ -32,8 +32,9 @@ import {
   panelSeries,
   placeChart,
   renderBadge,
+  scopeGroups,
 } from "./paneldraw.js";
-import { roundRange, scalarsParams } from "./panelrequest.js";
+import { RecentAnswers, roundRange, scalarsParams } from "./panelrequest.js";
 
 export { MAX_BANDED_SERIES } from "./paneldraw.js";
 export {
@@ -54,6 +55,8 @@ const Y_AXIS_SIZE = 52;
 /** Milliseconds a request may run before the loading bar shows. */
 const LOADING_DELAY_MS = 120;
 
+/** Recent answers a panel keeps to draw again without a request. */
+const ANSWERS_KEPT = 6;
 let panelCount = 0;
 
 /**
@@ -146,6 +149,10 @@ export class ComparisonChart {
     this._anomalies = new AnomalyLayer(this);
     /** The grouping this panel gave the colour scope ("[]": none). */
     this._groupSignature = "[]";
+    /** Recent answers, until the data changes: going back to a view
+     * (smoothing off, the zoom reset, a run on again) needs no request. */
+    /** @type {RecentAnswers<ScalarsResponse[]>} */
+    this._answers = new RecentAnswers(ANSWERS_KEPT);
 
     const parts = panelElements(() => this._zoom(null));
     this._title = parts.title;
@@ -192,6 +199,7 @@ export class ComparisonChart {
   /** Fetches again with the same options (keeps zoom). */
   refresh() {
     if (this._destroyed) return Promise.resolve();
+    this._answers.clear();
     return this._load(true);
   }
 
@@ -281,6 +289,15 @@ export class ComparisonChart {
       return;
     }
     this._requested = signature;
+    // Kept answers count for the data version they were asked under only.
+    const kept = `${this.ctx.catalog.payload?.dataVersion ?? ""} ${signature}`;
+    const known = force ? undefined : this._answers.get(kept);
+    if (known) {
+      this._request.cancel();
+      this._setLoading(false);
+      this._show(urls, signature, known);
+      return;
+    }
     this._setLoading(true);
     fetchStarted();
     const outcome = await this._request.run((signal) =>
@@ -295,9 +312,19 @@ export class ComparisonChart {
       this._showError(outcome.error.message);
       return;
     }
-    this.response = this.merge(
-      /** @type {ScalarsResponse[]} */ (outcome.value),
-    );
+    const answers = /** @type {ScalarsResponse[]} */ (outcome.value);
+    this._answers.set(kept, answers);
+    this._show(urls, signature, answers);
+  }
+
+  /**
+   * Draws the answers to the requests `urls`.
+   * @param {string[]} urls
+   * @param {string} signature
+   * @param {ScalarsResponse[]} answers
+   */
+  _show(urls, signature, answers) {
+    this.response = this.merge(answers);
     this._drawn = signature;
     // The arguments of the answers drawn, space-separated (tests and bug
     // reports read it).
@@ -332,6 +359,20 @@ export class ComparisonChart {
     }
     markInput("zoom");
     this.options = { ...this.options, xRange: range };
+    const main = this.mainChart;
+    if (range && main && this.response && this._drawn === this._requested) {
+      // The window at once from the points already here (this frame ends
+      // the interaction), then its full detail from the server.
+      main.update({ xRange: range });
+      this.diffChart?.update({ xRange: range });
+      setTimeout(() => {
+        if (this._destroyed || this.options.xRange !== range) return;
+        markInput("zoom-detail");
+        this.options.onZoomChange?.(range);
+        void this._load(false);
+      }, 0);
+      return;
+    }
     this.options.onZoomChange?.(range);
     void this._load(false);
   }
@@ -444,24 +485,6 @@ export class ComparisonChart {
     }
   }
 
-  /**
-   * The groups on screen take the run colours' places (colors.js scope),
-   * so no two groups share a colour and members take their group's.
-   * @param {{group: string, members: {run: string}[]}[] | null} aggregates
-   */
-  _scopeGroups(aggregates) {
-    const groupOf = new Map();
-    for (const entry of aggregates ?? []) {
-      for (const member of entry.members) groupOf.set(member.run, entry.group);
-    }
-    const signature = JSON.stringify([...groupOf]);
-    if (signature === this._groupSignature) return;
-    this._groupSignature = signature;
-    colorScope.setGroupOf(
-      groupOf.size ? (run) => groupOf.get(run) ?? null : null,
-    );
-  }
-
   /** @param {ScalarsResponse} response */
   _draw(response) {
     const o = this.options;
@@ -470,7 +493,10 @@ export class ComparisonChart {
     const axis = axisInfo(response.x);
     const anyResponse = /** @type {any} */ (response);
     const grouped = Array.isArray(anyResponse.aggregates);
-    this._scopeGroups(grouped ? anyResponse.aggregates : null);
+    this._groupSignature = scopeGroups(
+      grouped ? anyResponse.aggregates : null,
+      this._groupSignature,
+    );
     const { main, diffs } = panelSeries(response, o, this.ctx.catalog);
     const xRange = o.xRange ?? null;
     const ignoreOutliers = o.ignoreOutliers !== false;

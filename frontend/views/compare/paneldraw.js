@@ -6,6 +6,7 @@ import { createChart } from "../../components/chart.js";
 import { lowerBound } from "../../components/chartmarks.js";
 import { h, icon } from "../../dom.js";
 import { formatDifference, formatInt, formatValue } from "../../format.js";
+import { colorScope } from "../../colors.js";
 import { t } from "../../i18n.js";
 import { colorFor, styleFor } from "./colors.js";
 import {
@@ -371,6 +372,26 @@ export function formatX(xType) {
     return (x) => new Date(x * 1000).toLocaleTimeString("en-GB");
   }
   return formatValue;
+}
+
+/**
+ * The groups on screen take the run colours' places (colors.js scope),
+ * so no two groups share a colour and members take their group's.
+ * @param {{group: string, members: {run: string}[]}[] | null} aggregates
+ * @param {string} before the grouping already in the scope (signature)
+ * @returns {string} the grouping now in the scope ("[]": none)
+ */
+export function scopeGroups(aggregates, before) {
+  const groupOf = new Map();
+  for (const entry of aggregates ?? []) {
+    for (const member of entry.members) groupOf.set(member.run, entry.group);
+  }
+  const signature = JSON.stringify([...groupOf]);
+  if (signature === before) return before;
+  colorScope.setGroupOf(
+    groupOf.size ? (run) => groupOf.get(run) ?? null : null,
+  );
+  return signature;
 }
 
 /**

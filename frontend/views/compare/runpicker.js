@@ -40,6 +40,9 @@ export class RunPicker {
     this.ctx = ctx;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._searchTimer = null;
+    /** The rows drawn, by run or group, with what each shows. */
+    /** @type {Map<string, {look: string, element: HTMLElement}>} */
+    this._rows = new Map();
     /** Pinned colours as of the last render. */
     /** @type {Map<string, string>} */
     this._pins = new Map();
@@ -244,16 +247,74 @@ export class RunPicker {
     this._pins = parsePinnedColors(state.get(PINNED_COLORS_KEY));
     /** @type {HTMLElement[]} */
     const items = [];
+    /** @type {Map<string, {look: string, element: HTMLElement}>} */
+    const rows = new Map();
+    // A row is built again only when what it shows changed (a selection
+    // change rebuilt all 50 rows, and the page's layout with them).
+    const row = (
+      /** @type {string} */ key,
+      /** @type {unknown[]} */ shows,
+      /** @type {() => HTMLElement} */ build,
+    ) => {
+      const look = JSON.stringify(shows);
+      const before = this._rows.get(key);
+      const element = before?.look === look ? before.element : build();
+      rows.set(key, { look, element });
+      items.push(element);
+    };
     for (const [group, members] of groups) {
       const grouped = members.length > 1 || members[0].group !== members[0].run;
       if (!grouped) {
-        items.push(this._runItem(members[0], false));
+        row(`run:${members[0].run}`, this._runLook(members[0], false), () =>
+          this._runItem(members[0], false),
+        );
         continue;
       }
-      items.push(this._groupItem(group, members));
-      for (const run of members) items.push(this._runItem(run, true));
+      const count = members.filter((r) => state.isSelected(r.run)).length;
+      const names = members.map((r) => [r.run, r.framework]);
+      row(`group:${group}`, [group, count, names], () =>
+        this._groupItem(group, members),
+      );
+      for (const run of members) {
+        row(`run:${run.run}`, this._runLook(run, true), () =>
+          this._runItem(run, true),
+        );
+      }
     }
-    this._list.replaceChildren(...items);
+    this._rows = rows;
+    const shown = this._list.children;
+    if (shown.length !== items.length) {
+      this._list.replaceChildren(...items);
+      return;
+    }
+    items.forEach((element, i) => {
+      if (shown[i] !== element) shown[i].replaceWith(element);
+    });
+  }
+
+  /**
+   * Everything a run's row shows (`_runItem`), to tell when to rebuild it.
+   * @param {RunInfo} run
+   * @param {boolean} inGroup
+   * @returns {unknown[]}
+   */
+  _runLook(run, inGroup) {
+    const style = styleFor(run.run);
+    return [
+      run.run,
+      run.group,
+      run.displayName,
+      run.framework,
+      run.writer,
+      run.numPoints,
+      run.epochSource,
+      inGroup,
+      this.ctx.state.isSelected(run.run),
+      style.color,
+      style.dash ?? null,
+      colorScope.onScreen(run.run),
+      this._pins.has(run.run),
+    ];
   }
 
   /**

@@ -21,7 +21,7 @@ import { serverText, t } from "../../i18n.js";
  * @property {Values} yMin
  * @property {Values} yMax
  * @property {Values} smoothed
- * @property {number[]} [steps]
+ * @property {ArrayLike<number | bigint>} [steps] BigInt64Array beyond 2^53
  * @property {number} total points logged
  * @property {number} returned points sent
  * @property {string} [excluded] why it has no place on the axis
@@ -173,6 +173,8 @@ export function mainChartSeries(
           yMax: /** @type {any} */ (series.yMax),
         }
       : {};
+    // On the step axis x is the step: its exact digits for the tooltip.
+    const exactSteps = response.x === "step" ? series.steps : undefined;
     const note =
       (isBaseline ? t("cmp.series.baseline") : "") +
       pointsNote(series.returned, series.total) +
@@ -203,6 +205,7 @@ export function mainChartSeries(
         width: SMOOTHED_WIDTH,
         dash,
         x: series.x,
+        xExact: exactSteps,
         y: /** @type {any} */ (series.smoothed),
       });
     } else {
@@ -215,6 +218,7 @@ export function mainChartSeries(
         width: LINE_WIDTH,
         dash,
         x: series.x,
+        xExact: exactSteps,
         y: /** @type {any} */ (series.y),
         ...band,
       });
@@ -369,11 +373,22 @@ export function diffChartSeries(
  * @returns {Value[]} the values with "NaN" (and NaN) as null
  */
 function gapsForNaN(values) {
-  // Array.from: a typed array's own map() would turn null back into 0.
-  return Array.from(values, (v) =>
-    v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
-  );
+  if (values == null) return values;
+  // Once per array: the same answer drawn again (a cached one, log y)
+  // gives the chart the same arrays, whose layout it keeps.
+  let gaps = gapsOf.get(values);
+  if (!gaps) {
+    // Array.from: a typed array's own map() would turn null back into 0.
+    gaps = Array.from(values, (v) =>
+      v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
+    );
+    gapsOf.set(values, gaps);
+  }
+  return gaps;
 }
+
+/** @type {WeakMap<object, Value[]>} */
+const gapsOf = new WeakMap();
 
 /**
  * @typedef {Object} PointCounts

@@ -22,6 +22,7 @@ import {
 } from "../../prefs.js";
 import { AXES, DEFAULT_AXIS } from "./axes.js";
 import { setBaselineOptions } from "./baselineselect.js";
+import { movedLegacyCenter } from "./groupcontrols.js";
 import { DEFAULT_POINTS, MAX_POINTS } from "./panelrequest.js";
 import { COMPARE_KEYS, MAX_SMOOTHING, readCompareState } from "./viewstate.js";
 
@@ -235,6 +236,8 @@ export class CompareToolbar {
         on: {
           click: () =>
             state.update({
+              // `ca` was the group center too: keep an old link's median.
+              ...movedLegacyCenter(state),
               [COMPARE_KEYS.attempts]: readCompareState(state).allAttempts
                 ? null
                 : "all",
