@@ -14,9 +14,18 @@ once first, so the figures are the browser's part plus a cached answer.
 Prints medians per interaction and the ratio this tree / baseline, and the
 machine's load average (the machine is shared: read ratios, not absolutes).
 
+Users train while they look: ``--load N`` (default 2) runs N CPU-bound
+processes (busy loops, not niced) beside the browser for the timed part
+only, and stops them after; ``--load 0`` measures a quiet machine.
+
+Besides the toolbar's interactions it times a hover (pointer moved over
+the main chart: input to the frame after the tooltip and the bold overlay
+are drawn, nothing fetched), a zoom (a drag on the chart) and its reset (a
+double-click), and a legend toggle.
+
 Usage:
   python bench/bench_ui_interactions.py [--baseline /work/main]
-      [--logdir DIR] [--repeat 5]
+      [--logdir DIR] [--repeat 5] [--load 2]
 """
 
 from __future__ import annotations
@@ -24,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -77,6 +87,67 @@ _CLICK_AND_WAIT = """async ([sel, value]) => {
 }"""
 
 
+# Moves the pointer over the main chart to the x of a fraction of its width
+# (and the y of the first series there) and resolves with the time from
+# the input to the frame after it (the tooltip is synchronous with the
+# move; uPlot draws the cursor and the overlay in that frame).
+_HOVER = """async ([sel, fraction]) => {
+  const u = document.querySelector(sel).tbmfChart.uplot;
+  const r = u.over.getBoundingClientRect();
+  const x = r.left + r.width * fraction;
+  const y = r.top + r.height / 2;
+  const t0 = performance.now();
+  const init = {bubbles: true, clientX: x, clientY: y, view: window};
+  u.over.dispatchEvent(new MouseEvent('mouseenter', init));
+  u.over.dispatchEvent(new MouseEvent('mousemove', init));
+  await new Promise((r) => requestAnimationFrame(() => r()));
+  const ms = performance.now() - t0;
+  const tip = document.querySelector(sel + ' .tbmf-chart__tooltip');
+  if (!tip || tip.hidden || !tip.textContent) throw new Error('no tooltip');
+  return ms;
+}"""
+
+# The x positions (in page pixels of the frame) of a data window on the
+# main chart, and its vertical middle.
+_DRAG_BOX = """([sel, lo, hi]) => {
+  const u = document.querySelector(sel).tbmfChart.uplot;
+  const r = u.over.getBoundingClientRect();
+  const xs = u.data[0];
+  const x0 = xs[0] + (xs[xs.length - 1] - xs[0]) * lo;
+  const x1 = xs[0] + (xs[xs.length - 1] - xs[0]) * hi;
+  return [r.left + u.valToPos(x0, 'x'), r.left + u.valToPos(x1, 'x'),
+          r.top + r.height / 2];
+}"""
+
+# Resolves with the duration of the tab's zoom measure once it is there.
+_ZOOM_MEASURE = """async () => {
+  const panel = document.querySelector('.tbmf-cmp-panel');
+  for (let waited = 0; waited < 20000; waited += 5) {
+    const m = performance.getEntriesByType('measure')
+      .find((e) => e.name === 'tbmf:zoom');
+    if (m && !panel.classList.contains('is-loading')) return m.duration;
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error('no tbmf:zoom measure');
+}"""
+
+
+@contextmanager
+def _load(n: int) -> Iterator[None]:
+    """N busy-loop processes (the CPU-bound work beside the browser)."""
+    procs = [
+        subprocess.Popen([sys.executable, "-c", "while 1: pass"])
+        for _ in range(n)
+    ]
+    try:
+        yield
+    finally:
+        for proc in procs:
+            proc.kill()
+        for proc in procs:
+            proc.wait()
+
+
 @contextmanager
 def _server(tree: str, logdir: str) -> Iterator[TensorBoardServer]:
     previous = os.environ.get("PYTHONPATH")
@@ -108,7 +179,8 @@ def _open(page: Page, server: TensorBoardServer) -> Frame:
 
 def _interactions(first_run: str) -> list[tuple[str, str, str | None]]:
     """(name, selector, value or None for a click), in order; each pair
-    leaves the view as it found it."""
+    leaves the view as it found it. Selectors starting with `hover:` or
+    `zoom:` are pointer gestures on the main chart (see `_run`)."""
     run_box = f'.tbmf-cmp-run[data-run="{first_run}"] input'
     return [
         ("log y on", '[data-control="log-y"]', None),
@@ -123,7 +195,35 @@ def _interactions(first_run: str) -> list[tuple[str, str, str | None]]:
         ("run on", run_box, None),
         ("legend off", f"{MAIN} .tbmf-chart__legend-item", None),
         ("legend on", f"{MAIN} .tbmf-chart__legend-item", None),
+        ("hover", "hover:", "0.37"),
+        ("hover again", "hover:", "0.63"),
+        ("zoom", "zoom:", "0.25:0.55"),
+        ("zoom reset", "zoom:", None),
     ]
+
+
+def _run(page: Page, frame: Frame, selector: str, value: str | None) -> float:
+    """One interaction; its time in ms (see the module's docstring)."""
+    if selector == "hover:":
+        return float(frame.evaluate(_HOVER, [MAIN, float(value or 0.5)]))
+    if selector == "zoom:":
+        frame.evaluate("() => performance.clearMeasures()")
+        handle = frame.frame_element()
+        box = handle.bounding_box()
+        assert box is not None
+        dx, dy = box["x"], box["y"]
+        if value is None:
+            over = frame.locator(f"{MAIN} .u-over")
+            over.dblclick()
+        else:
+            lo, hi = (float(v) for v in value.split(":"))
+            x0, x1, y = frame.evaluate(_DRAG_BOX, [MAIN, lo, hi])
+            page.mouse.move(dx + x0, dy + y)
+            page.mouse.down()
+            page.mouse.move(dx + x1, dy + y, steps=4)
+            page.mouse.up()
+        return float(frame.evaluate(_ZOOM_MEASURE))
+    return float(frame.evaluate(_CLICK_AND_WAIT, [selector, value]))
 
 
 def main() -> int:
@@ -131,6 +231,13 @@ def main() -> int:
     parser.add_argument("--baseline", help="another checkout to compare with")
     parser.add_argument("--logdir", help="a sweep logdir (default: generate)")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--load",
+        type=int,
+        default=2,
+        help="CPU-bound processes beside the browser while timing "
+        "(default 2; 0: none)",
+    )
     args = parser.parse_args()
     contenders = [("this tree", REPO)]
     if args.baseline:
@@ -159,24 +266,32 @@ def main() -> int:
             frames = {}
             for name, server in servers.items():
                 page = browser.new_context(viewport=VIEWPORT).new_page()
-                frames[name] = _open(page, server)
+                frames[name] = (page, _open(page, server))
             steps = _interactions(first_run)
             # Warm every server answer once (not timed).
-            for name, frame in frames.items():
+            for name, (page, frame) in frames.items():
                 for label, selector, value in steps:
-                    if frame.query_selector(selector) is None:
+                    if (
+                        not selector.endswith(":")
+                        and frame.query_selector(selector) is None
+                    ):
                         raise SystemExit(f"{name}: no {selector} ({label})")
-                    frame.evaluate(_CLICK_AND_WAIT, [selector, value])
+                    _run(page, frame, selector, value)
             times: dict[str, dict[str, list[float]]] = {
                 name: {step[0]: [] for step in steps} for name in frames
             }
-            for _ in range(args.repeat):
-                for label, selector, value in steps:
-                    for name, frame in frames.items():
-                        ms = frame.evaluate(_CLICK_AND_WAIT, [selector, value])
-                        times[name][label].append(ms)
+            with _load(args.load):
+                # Let the load average see the busy processes.
+                time.sleep(2 if args.load else 0)
+                for _ in range(args.repeat):
+                    for label, selector, value in steps:
+                        for name, (page, frame) in frames.items():
+                            ms = _run(page, frame, selector, value)
+                            times[name][label].append(ms)
+                loadavg = os.getloadavg()[0]
             browser.close()
-    _report(times, [step[0] for step in steps])
+    print(f"\nbusy processes beside the browser: {args.load}")
+    _report(times, [step[0] for step in steps], loadavg)
     return 0
 
 
@@ -198,10 +313,15 @@ def _contenders(
 
 
 def _report(
-    times: dict[str, dict[str, list[float]]], labels: list[str]
+    times: dict[str, dict[str, list[float]]],
+    labels: list[str],
+    loadavg: float,
 ) -> None:
     names = list(times)
-    print(f"\nload average: {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs")
+    print(
+        f"load average (1 min, at the end of the timed part): {loadavg:.1f}"
+        f" on {os.cpu_count()} CPUs"
+    )
     print(
         "ms from input to redrawn chart (50 runs x 20,000 steps), "
         "min / median of the repeats:"

@@ -13,7 +13,8 @@
 // keeps every series' result, so a live logdir costs only what changed).
 
 import { ensureStylesheet, h } from "./dom.js";
-import { plural } from "./format.js";
+import { serverText, t } from "./i18n.js";
+import { countText } from "./intl.js";
 import { fetchJson } from "./model.js";
 
 ensureStylesheet(new URL("./anomalies.css", import.meta.url));
@@ -21,19 +22,49 @@ ensureStylesheet(new URL("./anomalies.css", import.meta.url));
 /** State key of the Runs view's "runs with anomalies" filter. */
 export const KEY_ANOMALY_FILTER = "an";
 
-/** What each kind is called on screen. */
-export const KIND_LABELS = Object.freeze({
-  nonfinite: "NaN / Inf",
-  spike: "spike",
-  cliff: "cliff",
-  plateau: "plateau",
-  oscillation: "oscillation",
-  stepwise_rise: "stepwise rise",
-  overfitting: "overfitting",
-  drift: "drift",
-  explosion: "explosion",
-  rank_desync: "rank desync",
-});
+const KINDS = [
+  "nonfinite",
+  "spike",
+  "cliff",
+  "plateau",
+  "oscillation",
+  "stepwise_rise",
+  "overfitting",
+  "drift",
+  "explosion",
+  "rank_desync",
+];
+/** What each kind is called on screen (in the tab's language). */
+export const KIND_LABELS = Object.freeze(
+  Object.defineProperties(
+    {},
+    Object.fromEntries(
+      KINDS.map((kind) => [
+        kind,
+        { enumerable: true, get: () => t(`anomaly.kind.${kind}`) },
+      ]),
+    ),
+  ),
+);
+
+/**
+ * A finding's message in the tab's language (the server's English when
+ * the catalog lacks its id).
+ * @param {Finding} finding
+ * @returns {string}
+ */
+export function findingMessage(finding) {
+  return serverText(finding.i18n?.message, finding.message);
+}
+
+/**
+ * A finding's usual cause in the tab's language.
+ * @param {Finding} finding
+ * @returns {string}
+ */
+export function findingCause(finding) {
+  return serverText(finding.i18n?.cause, finding.cause);
+}
 
 /**
  * @typedef {Object} Finding one entry of `GET anomalies`
@@ -47,6 +78,9 @@ export const KIND_LABELS = Object.freeze({
  * @property {number} severity 0..1
  * @property {string} message
  * @property {string} cause the usual cause
+ * @property {{message?: {id: string, params: Record<string, unknown>},
+ *     cause?: {id: string, params: Record<string, unknown>}}} [i18n]
+ *     the message and cause as catalog messages
  *
  * @typedef {Object} AnomaliesPayload
  * @property {string} x
@@ -200,11 +234,13 @@ export function anomalyBadge(findings) {
   ];
   const lines = findings
     .slice(0, 12)
-    .map((f) => `${KIND_LABELS[f.kind] ?? f.kind} · ${f.tag}: ${f.message}`);
-  if (findings.length > 12) lines.push(`… and ${findings.length - 12} more`);
+    .map((f) => `${KIND_LABELS[f.kind] ?? f.kind} · ${f.tag}: ${findingMessage(f)}`);
+  if (findings.length > 12) {
+    lines.push(t("anomaly.badge.more", { n: findings.length - 12 }));
+  }
   // Compact (a warning sign and the count) so that the run column stays
   // narrow at 50 runs; the words are in the label and the tooltip.
-  const label = plural(findings.length, "anomaly", "anomalies");
+  const label = countText(findings.length, "anomaly.count.");
   return h("span", {
     className: "tbmf-anomaly-badge",
     text: `⚠ ${findings.length}`,
@@ -226,11 +262,10 @@ export function anomalyFilterButton(ctx) {
   return h("button", {
     className: `tbmf-chip tbmf-anomaly-filter${on ? " is-on" : ""}`,
     text: store.ready
-      ? `Runs with anomalies (${count})`
-      : "Runs with anomalies",
-    title: on
-      ? "Show every run again"
-      : "Show only runs where a training-curve failure pattern was found",
+      ? t("anomaly.filter.count", { n: count })
+      : t("anomaly.filter"),
+    title: on ? t("anomaly.filter.off") : t("anomaly.filter.help"),
+
     attrs: { type: "button", "aria-pressed": String(on) },
     dataset: { action: "anomaly-filter" },
     on: {

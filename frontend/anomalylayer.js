@@ -3,10 +3,16 @@
 // never takes the place of the values tooltip. The findings come from the
 // app's anomaly store (anomalies.js).
 
-import { anomalyStore, KIND_LABELS } from "./anomalies.js";
+import {
+  anomalyStore,
+  findingCause,
+  findingMessage,
+  KIND_LABELS,
+} from "./anomalies.js";
 import { runColor } from "./colors.js";
 import { h, setChildren } from "./dom.js";
 import { formatValue } from "./format.js";
+import { t } from "./i18n.js";
 import { seriesKey } from "./views/compare/series.js";
 
 /** @typedef {import("./anomalies.js").Finding} Finding */
@@ -17,11 +23,12 @@ const MIN_BAND_PX = 6;
 export const MARKERS_ALL_UP_TO = 8;
 /** Markers a chart draws one by one; more are summarised per run and kind. */
 export const DENSE_MARKERS = 12;
-/** What the marker modes are called (Compare's menu). */
+/** What the marker modes are called (Compare's menu): catalog keys. */
 export const MARKER_MODES = Object.freeze({
-  off: "off",
-  hovered: "hovered run's",
-  all: "all",
+  off: "anomaly.markers.off",
+  hovered: "anomaly.markers.hovered",
+  all: "anomaly.markers.all",
+
 });
 
 /**
@@ -189,7 +196,9 @@ export class AnomalyLayer {
     });
     const dense = inView.length > DENSE_MARKERS;
     const marked = dense ? summarise(inView) : inView.map(single);
-    const width = over.clientWidth;
+    // The plot's width as uPlot set it (reading clientWidth here, right
+    // after uPlot changed the DOM, forced a layout of the page per draw).
+    const width = u.bbox.width / devicePixelRatio || over.clientWidth;
     const items = [];
     for (const mark of marked) {
       let left = u.valToPos(Math.max(mark.x[0], lo), "x");
@@ -236,8 +245,18 @@ export class AnomalyLayer {
         type: "button",
         "aria-label":
           count > 1
-            ? `${count} × ${label} in ${mark.run} · ${mark.tag}`
-            : `${label} in ${mark.run} · ${mark.tag}: ${first.message}`,
+            ? t("anomaly.chip.many", {
+                n: count,
+                kind: label,
+                run: mark.run,
+                tag: mark.tag,
+              })
+            : t("anomaly.chip.one", {
+                kind: label,
+                run: mark.run,
+                tag: mark.tag,
+                message: findingMessage(first),
+              }),
       },
       style: ticks ? { "--run": color, left: `${ticks[0]}px` } : { "--run": color },
       on: {
@@ -298,8 +317,11 @@ export class AnomalyLayer {
     const first = mark.findings[0];
     const rangeOf = (/** @type {Finding} */ f) =>
       f.step === f.endStep
-        ? `step ${formatValue(f.step)}`
-        : `steps ${formatValue(f.step)}–${formatValue(f.endStep)}`;
+        ? t("anomaly.card.step", { step: formatValue(f.step) })
+        : t("anomaly.card.steps", {
+            from: formatValue(f.step),
+            to: formatValue(f.endStep),
+          });
     const steps =
       count > 1
         ? `${count} × · ${mark.findings.map(rangeOf).join(", ")}`
@@ -318,11 +340,15 @@ export class AnomalyLayer {
       }),
       h("div", {
         className: "tbmf-anomaly-card__message",
-        text: count > 1 ? `First: ${first.message}` : first.message,
+        text:
+          count > 1
+            ? t("anomaly.card.first", { message: findingMessage(first) })
+            : findingMessage(first),
       }),
       h("div", {
         className: "tbmf-anomaly-card__cause",
-        text: `Usual cause: ${first.cause}`,
+        text: t("anomaly.card.cause", { cause: findingCause(first) }),
+
       }),
     );
     this._card.hidden = false;

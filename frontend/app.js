@@ -45,6 +45,10 @@ const VIEW_MODULES = {
     label: () => t("shell.tab.compare"),
     load: () => import("./views/compare.js"),
   },
+  metrics: {
+    label: () => t("shell.tab.metrics"),
+    load: () => import("./views/metrics.js"),
+  },
   layouts: {
     label: () => t("shell.tab.layouts"),
     load: () => import("./views/layouts.js"),

@@ -1,6 +1,7 @@
 // Colours shared by every view: framework badges and the runs' colours.
 
 import { deltaE2000, hexToLab } from "./colordistance.js";
+import { t } from "./i18n.js";
 import { decodeList, encodeList } from "./state.js";
 
 /** @typedef {'pytorch' | 'tensorflow' | 'paddle' | 'unknown'} Framework */
@@ -81,11 +82,13 @@ export function frameworkColor(framework) {
 
 /**
  * @param {string} framework
- * @returns {string}
+ * @returns {string} its name (`unknown` in the tab's language)
  */
 export function frameworkLabel(framework) {
+  if (framework === "unknown") return t("common.framework.unknown");
   return FRAMEWORK_LABELS[/** @type {Framework} */ (framework)] ?? framework;
 }
+
 
 /**
  * 32-bit FNV-1a over the UTF-16 code units of `text`.

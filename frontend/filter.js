@@ -10,6 +10,7 @@
 // Regexes are applied to the first MAX_MATCHED_CHARS characters of a name.
 
 import { frameworkLabel } from "./colors.js";
+import { t } from "./i18n.js";
 
 /** Longest pattern compiled as a regex, in characters. */
 export const MAX_PATTERN_LENGTH = 200;
@@ -32,7 +33,7 @@ export const MAX_UNBOUNDED = 2;
  * @returns {string}
  */
 export function unsafeRegexReason(pattern) {
-  if (pattern.length > MAX_PATTERN_LENGTH) return "the pattern is too long";
+  if (pattern.length > MAX_PATTERN_LENGTH) return t("filter.tooLong");
   /** Per open group: does it hold a quantifier or an alternation? */
   const groups = [{ risky: false }];
   let unbounded = 0;
@@ -44,7 +45,7 @@ export function unsafeRegexReason(pattern) {
     if (c === "\\") {
       const next = pattern[i + 1] ?? "";
       if (/[1-9]/.test(next) || next === "k") {
-        return "backreferences can take exponential time";
+        return t("filter.backreference");
       }
       i += 2;
     } else if (c === "[") {
@@ -83,14 +84,14 @@ export function unsafeRegexReason(pattern) {
     if (quantifier) {
       if (quantifier.unbounded) unbounded++;
       if (closedGroup && lastGroupRisky && quantifier.repeats) {
-        return "a repeated group holds a quantifier or an alternation";
+        return t("filter.nestedRepeat");
       }
       for (const group of groups) group.risky = true;
       i += quantifier.length;
     }
   }
   if (unbounded > MAX_UNBOUNDED) {
-    return `more than ${MAX_UNBOUNDED} unbounded repetitions`;
+    return t("filter.unbounded", { n: MAX_UNBOUNDED });
   }
   return "";
 }
@@ -139,12 +140,13 @@ export function compileFilter(text) {
     note,
   });
   const unsafe = unsafeRegexReason(text);
-  if (unsafe) return asText(`matched as text: ${unsafe}`);
+  if (unsafe) return asText(t("filter.asText", { reason: unsafe }));
   let pattern;
   try {
     pattern = new RegExp(text, "i");
   } catch {
-    return asText("matched as text: not a valid regex");
+    return asText(t("filter.asText", { reason: t("filter.invalid") }));
+
   }
   return {
     test: (value) => pattern.test(value.slice(0, MAX_MATCHED_CHARS)),

@@ -1,5 +1,7 @@
 // Number, time and duration formatting used by the tables and charts.
 
+import { t } from "./i18n.js";
+
 // en-US on purpose: the same digits and separators in every browser, which
 // also keeps screenshots and browser tests stable.
 const INTEGER = new Intl.NumberFormat("en-US", { maximumFractionDigits: 0 });
@@ -73,9 +75,17 @@ export function formatValue(value) {
   return DECIMAL.format(value);
 }
 
+/** Units formatPosition knows, by the message that writes them. */
+const POSITION_MESSAGES = Object.freeze({
+  step: "fmt.position.step",
+  epoch: "fmt.position.epoch",
+  epochIndex: "fmt.position.epochIndex",
+});
+
 /**
- * A position with its unit: `step 350`, `epoch 8`, `epoch 2.5`.
- * @param {string} unit `step`, `epoch`, ...
+ * A position with its unit: `step 350`, `epoch 8`, `epoch 2.5` (第 350 步
+ * in Chinese: the units above are words of the tab's language).
+ * @param {string} unit `step`, `epoch`, `epochIndex`, or any other word
  * @param {number | bigint | null | undefined} value
  * @returns {string}
  */
@@ -85,7 +95,9 @@ export function formatPosition(unit, value) {
     typeof value === "number" && !Number.isInteger(value)
       ? formatValue(Number(value.toPrecision(4)))
       : formatInt(value);
-  return `${unit} ${text}`;
+  const key = POSITION_MESSAGES[/** @type {keyof POSITION_MESSAGES} */ (unit)];
+  return key ? t(key, { value: text }) : `${unit} ${text}`;
+
 }
 
 /**

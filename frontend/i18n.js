@@ -151,3 +151,14 @@ export function serverText(message, english) {
   }
   return english;
 }
+
+/**
+ * Server-made texts with their messages beside them (same length, null for
+ * a text without an id), each in the user's language.
+ * @param {readonly string[] | null | undefined} texts
+ * @param {readonly ({id?: string, params?: Record<string, unknown>} | null)[] | null | undefined} messages
+ * @returns {string[]}
+ */
+export function serverTexts(texts, messages) {
+  return (texts ?? []).map((text, i) => serverText(messages?.[i], text));
+}

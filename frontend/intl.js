@@ -2,7 +2,9 @@
 // converted to the message catalogs. format.js keeps en-US formatting for
 // the views and charts that still use it.
 
-import { language } from "./i18n.js";
+import { formatDuration, formatInt, formatTimestamp } from "./format.js";
+import { language, t } from "./i18n.js";
+
 
 const MISSING = "—";
 
@@ -99,4 +101,45 @@ export function formatDurationIntl(seconds) {
     return [unitText(hours, "hour"), unitText(minutes, "minute")].join(join);
   }
   return [unitText(minutes, "minute"), unitText(secs, "second")].join(join);
+}
+
+/**
+ * A count with its noun: `t(prefix + "one")` for 1, else `t(prefix +
+ * "other")`, with `{n}` the count's every digit. English keeps its two forms
+ * (`1 run`, `3 runs`); Chinese words both alike (`1 个运行`).
+ * @param {number} count
+ * @param {string} prefix a catalog key prefix ending in a dot (`count.run.`)
+ * @param {Record<string, unknown>} [params] more placeholders
+ * @returns {string}
+ */
+export function countText(count, prefix, params = {}) {
+  return t(`${prefix}${count === 1 ? "one" : "other"}`, {
+    ...params,
+    n: formatInt(count),
+  });
+}
+
+/**
+ * A duration as the tables show it: format.js's compact English form
+ * (`3 min 12 s`, what the English views have always shown), Intl's units
+ * in other languages (`3分钟12秒`).
+ * @param {number | null | undefined} seconds
+ * @returns {string}
+ */
+export function durationText(seconds) {
+  return language() === "en"
+    ? formatDuration(seconds)
+    : formatDurationIntl(seconds);
+}
+
+/**
+ * A date and time as the tables show it: `2026-12-04 14:03:07` in English
+ * (format.js), Intl's form in other languages.
+ * @param {number | null | undefined} epochSeconds
+ * @returns {string}
+ */
+export function timestampText(epochSeconds) {
+  return language() === "en"
+    ? formatTimestamp(epochSeconds)
+    : formatDateTime(epochSeconds);
 }

@@ -18,11 +18,12 @@ const SKIP_TARGETS = [
   {
     key: "shell.skip.controls",
     selector:
-      ".tbmf-cmp-toolbar, .tbmf-hist-controls, .tbmf-view > .tbmf-toolbar",
+      ".tbmf-cmp-toolbar, .tbmf-met-toolbar, .tbmf-hist-controls, .tbmf-view > .tbmf-toolbar",
   },
   {
     key: "shell.skip.chart",
-    selector: ".tbmf-cmp__panel, .tbmf-lay-cats, .tbmf-hist-main",
+    selector:
+      ".tbmf-cmp__panel, .tbmf-met-grid, .tbmf-lay-cats, .tbmf-hist-main",
   },
   {
     key: "shell.skip.runs",

@@ -23,6 +23,7 @@ const MAX_VALUE_LENGTH = 8000;
 export const VIEWS = Object.freeze([
   "runs",
   "compare",
+  "metrics",
   "layouts",
   "histograms",
 ]);

@@ -104,8 +104,24 @@ export class Theme {
  * @returns {string}
  */
 export function cssVar(name, fallback = "") {
-  const value = getComputedStyle(document.documentElement)
-    .getPropertyValue(name)
-    .trim();
+  // Read once per theme: getComputedStyle brought the page's styles up to
+  // date on every chart redraw. The variables follow <html>'s attributes.
+  const root = document.documentElement;
+  const context = `${root.dataset.theme}|${root.className}|${root.getAttribute("style")}`;
+  if (context !== cssContext) {
+    cssContext = context;
+    cssValues.clear();
+  }
+  let value = cssValues.get(name);
+  if (value === undefined) {
+    value = getComputedStyle(root).getPropertyValue(name).trim();
+    // Not defined (yet: a stylesheet still loading): ask again next time.
+    if (value) cssValues.set(name, value);
+  }
   return value || fallback;
 }
+
+/** The <html> attributes the cached variables were read under. */
+let cssContext = "";
+/** @type {Map<string, string>} */
+const cssValues = new Map();

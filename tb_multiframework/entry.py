@@ -26,6 +26,11 @@ from typing import Any
 from tensorboard.plugins import base_plugin
 
 PLUGIN_NAME = "tb_multiframework"  # as tb_multiframework.plugin names it
+# The tab's name, as tb_multiframework.plugin.TAB_NAME has it (padded with
+# no-break spaces that TensorBoard's header may cover): a broken tab keeps
+# its name, and its messages use it.
+TAB_TITLE = "Frameworks"
+TAB_NAME = TAB_TITLE + "\u00a0" * 10
 _DISTRIBUTION = "tb-multiframework"
 _DEPENDENCIES = ("tensorboard", "numpy", "protobuf", "werkzeug")
 # The plugin's own flags, declared again here so that a command line using
@@ -111,7 +116,7 @@ def describe(error: BaseException, *, stage: str) -> Problem:
     reinstall = f'"{python}" -m pip install --upgrade {_DISTRIBUTION}'
     if isinstance(error, ModuleNotFoundError):
         what = (
-            f"The Multiframework tab cannot start: the package "
+            f"The {TAB_TITLE} tab cannot start: the package "
             f"{error.name!r} is not installed ({message})."
         )
         fix = (
@@ -121,7 +126,7 @@ def describe(error: BaseException, *, stage: str) -> Problem:
         )
     elif stage != "start":
         what = (
-            f"The Multiframework tab cannot start: a package it needs could "
+            f"The {TAB_TITLE} tab cannot start: a package it needs could "
             f"not be loaded, most likely a version it does not support "
             f"({message})."
         )
@@ -133,7 +138,7 @@ def describe(error: BaseException, *, stage: str) -> Problem:
     elif isinstance(error, OSError):
         place = error.filename or "a file or directory it uses"
         what = (
-            f"The Multiframework tab cannot start: {place} cannot be used "
+            f"The {TAB_TITLE} tab cannot start: {place} cannot be used "
             f"({message})."
         )
         fix = (
@@ -143,7 +148,7 @@ def describe(error: BaseException, *, stage: str) -> Problem:
             "turn the cache off). Then restart TensorBoard."
         )
     else:
-        what = f"The Multiframework tab failed while starting ({message})."
+        what = f"The {TAB_TITLE} tab failed while starting ({message})."
         fix = (
             "Check the flags given to the tab (--tbmf_*) and the logdir; the "
             "TensorBoard console shows the full traceback. If the error "
@@ -213,7 +218,7 @@ class ProblemPlugin(base_plugin.TBPlugin):
 
     def frontend_metadata(self) -> base_plugin.FrontendMetadata:
         return base_plugin.FrontendMetadata(
-            es_module_path="/index.js", tab_name="Multiframework"
+            es_module_path="/index.js", tab_name=TAB_NAME
         )
 
     def _index_js(
@@ -241,7 +246,7 @@ def problem_html(problem: Problem) -> str:
     )
     return (
         "<!doctype html><html><head><meta charset='utf-8'>"
-        "<title>Multiframework: cannot start</title></head><body>"
+        f"<title>{TAB_TITLE}: cannot start</title></head><body>"
         f"<h1>{html.escape(problem.what)}</h1>"
         f"<p><strong>How to fix it:</strong> {html.escape(problem.fix)}</p>"
         f"<ul>{details}</ul></body></html>"

@@ -287,3 +287,29 @@ def test_entry_point_is_the_entry_module():
         if e.name == "tb_multiframework"
     ]
     assert found == "tb_multiframework.entry:MultiframeworkLoader"
+
+
+def test_problem_texts_name_the_tab_as_the_header_does():
+    """The tab is "Frameworks" in TensorBoard's header; the page shown when
+    it cannot start said "The Multiframework tab" and a broken tab was
+    named "Multiframework" (cut in the header). Both use the tab's name."""
+    from tb_multiframework import plugin
+
+    assert entry.TAB_NAME == plugin.TAB_NAME
+    name = plugin.TAB_NAME.strip("\u00a0")
+    for error, stage in (
+        (ModuleNotFoundError("No module named 'x'", name="x"), "import"),
+        (ImportError("bad version"), "import"),
+        (OSError(13, "Permission denied", "/x"), "start"),
+        (ValueError("boom"), "start"),
+    ):
+        problem = entry.describe(error, stage=stage)
+        assert problem.what.startswith(f"The {name} tab "), problem.what
+        assert "Multiframework" not in problem.what + problem.fix
+        page = entry.problem_html(problem)
+        assert f"<title>{name}: cannot start</title>" in page
+        assert "Multiframework" not in page
+    broken = entry.ProblemPlugin(
+        None, entry.describe(ValueError(), stage="start")
+    )  # type: ignore[arg-type]
+    assert broken.frontend_metadata().tab_name == plugin.TAB_NAME

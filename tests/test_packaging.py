@@ -27,6 +27,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.buildlock import building
 from tests.conftest import SOURCE as CHECKOUT
 
 SOURCE = Path(CHECKOUT)
@@ -40,12 +41,13 @@ def dist(tmp_path_factory):
     them (no --sdist/--wheel: the wheel is built from the unpacked sdist,
     which proves the sdist holds all the build needs)."""
     out = tmp_path_factory.mktemp("dist")
-    subprocess.run(
-        [sys.executable, "-m", "build", "-q", "-o", str(out), str(SOURCE)],
-        check=True,
-        cwd=out,
-        env=_without_pythonpath(),
-    )
+    with building(str(SOURCE)):
+        subprocess.run(
+            [sys.executable, "-m", "build", "-q", "-o", str(out), str(SOURCE)],
+            check=True,
+            cwd=out,
+            env=_without_pythonpath(),
+        )
     (sdist,) = out.glob(f"{NAME}-*.tar.gz")
     (wheel,) = out.glob(f"{NAME}-*.whl")
     return sdist, wheel

@@ -155,8 +155,16 @@ def test_scalars_missing_tag_is_reported_not_fatal(demo_client):
         demo_client, "/scalars?run=pytorch_sgd&run=keras_fit/train&tag=epoch"
     )
     assert body["missing"] == [
-        {"run": "keras_fit/train", "reason": "no scalar tag 'epoch'"}
+        {
+            "run": "keras_fit/train",
+            "reason": "no scalar tag 'epoch'",
+            "reasonMessage": {
+                "id": "evidence.scalars.noScalarTag",
+                "params": {"tag": "'epoch'"},
+            },
+        }
     ]
+
 
 
 @pytest.mark.parametrize(

@@ -25,28 +25,38 @@
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { ensureStylesheet, h, icon } from "../dom.js";
 import { formatValue } from "../format.js";
+import { t } from "../i18n.js";
 import { markInput } from "../perf.js";
 import { tooltipRows } from "../prefs.js";
-import { labelPlot, renderLegend, updateLegendItem } from "./chartlegend.js";
+import {
+  labelPlot,
+  legendSignature,
+  renderLegend,
+  updateLegendItem,
+} from "./chartlegend.js";
 import {
   drawClipped,
   drawMarkers,
   findClipped,
-  windowRobustRange,
 } from "./chartmarks.js";
 import {
   DATA_OPTIONS,
   defaultFormatX,
+  exactFormatX,
   sameKeys,
   seriesKey,
 } from "./chartseries.js";
 import { ChartTooltip, drawHighlight, tooltipSlots } from "./charttooltip.js";
 import {
+  dataId,
   DEFAULT_HEIGHT,
+  fitX,
+  fixedRange,
   layoutSeries,
   MANY_SERIES,
   uplotOptions,
   uplotSeries,
+  yRangeOf,
 } from "./chartuplot.js";
 import { fitWidth, watchSizeAndTheme } from "./plotkit.js";
 
@@ -60,42 +70,7 @@ const MIN_ZOOM_DRAG_PX = 3;
 
 /**
  * @typedef {import("./chartseries.js").ChartSeries} ChartSeries
- *
- * @typedef {Object} ChartOptions
- * @property {ChartSeries[]} series
- * @property {string} [title]
- * @property {string} [label] the plot's accessible name (default: title)
- * @property {string} [xLabel] axis title and tooltip header, e.g. `step`
- * @property {string} [xAxisLabel] axis title when it should differ from the
- *     tooltip header (e.g. with a unit)
- * @property {string} [yLabel]
- * @property {'number' | 'time'} [xType] `time`: x in epoch seconds
- * @property {boolean} [logY] logarithmic y (non-positive values are hidden)
- * @property {boolean} [logYToggle] show the log-y button (default true)
- * @property {string | null} [syncKey] charts with the same key share cursor
- * @property {number} [height] plot height in CSS pixels
- * @property {boolean} [legend] default true
- * @property {boolean} [tooltip] default true
- * @property {number} [yAxisMinSize] narrowest y axis in CSS pixels: linked
- *     charts with the same value keep their plot areas aligned
- * @property {(x: number) => string} [formatX]
- * @property {(y: number) => string} [formatY]
- * @property {string} [emptyText] shown when there is nothing to draw
- * @property {[number, number] | null} [xRange] fixed x window (zoom); null
- *     fits the data
- * @property {(min: number, max: number) => void} [onZoom] called when the
- *     user drags a window on this chart (not on a synced one)
- * @property {() => void} [onZoomReset] called on a double-click
- * @property {boolean} [ignoreOutliers] fit y to the 0.5–99.5 percentile
- *     range of the drawn values (plus a margin) and mark the points it
- *     leaves out at the plot's edge (default false)
- * @property {number} [tooltipRows] rows the tooltip lists (default: the
- *     user's preference, prefs.js)
- * @property {(chart: Chart) => void} [onDraw] called after every redraw
- *     (zoom, resize, new data), to draw over the plot (e.g. anomaly
- *     markers: `chart.uplot`)
- * @property {(key: string | null) => void} [onHover] the series under the
- *     cursor changed (its key; null: none)
+ * @typedef {import("./chartoptions.js").ChartOptions} ChartOptions
  */
 
 /**
@@ -144,12 +119,12 @@ export class Chart {
       "button",
       {
         className: "tbmf-chart__tool",
-        title: "Logarithmic y axis",
+        title: t("chartui.logY.help"),
         attrs: { type: "button", "aria-pressed": "false" },
         on: { click: () => this.setLogY(!this.logY) },
       },
       icon("logScale", { size: 16 }),
-      h("span", { text: "log y" }),
+      h("span", { text: t("cmp.logY") }),
     );
     this._header = h(
       "div",
@@ -172,12 +147,13 @@ export class Chart {
     this._hovered = null;
     /** @type {ClippedPoint[]} */
     this._clipped = [];
-    /** @type {{key: string, range: [number, number] | null} | null} */
-    this._rangeMemo = null;
-    this._dataVersion = 0;
+    /** @type {import("./chartuplot.js").RangeMemo} */
+    this._rangeMemo = new Map();
+    /** What the legend's entries show (legendSignature), as rendered. */
+    this._legendSignature = "";
     this._legend = h("div", {
       className: "tbmf-chart__legend",
-      attrs: { role: "group", "aria-label": "Series shown (press to hide)" },
+      attrs: { role: "group", "aria-label": t("chartui.legend") },
     });
     this.element = h(
       "div",
@@ -192,9 +168,16 @@ export class Chart {
 
     /** @type {number | null} */
     this._resizeFrame = null;
+    /** @type {number | null} the plot's width as observed (a rebuild
+     * reading clientWidth forced a layout after the lists changed) */
+    this._plotWidth = null;
     this._unwatch = watchSizeAndTheme(
       this._plot,
-      () => this._scheduleResize(),
+      (/** @type {ResizeObserverEntry[]} */ entries) => {
+        const box = entries?.[0]?.contentRect;
+        if (box) this._plotWidth = Math.round(box.width);
+        this._scheduleResize();
+      },
       () => this._uplot?.redraw(false, true),
     );
 
@@ -255,6 +238,13 @@ export class Chart {
     if (this._destroyed) return;
     const previous = this._options;
     this._options = { ...previous, ...options };
+    const keys = Object.keys(options);
+    if (this._uplot && keys.length === 1 && keys[0] === "xRange") {
+      // Only the window: the same data, another x scale (no new layout).
+      if (this._options.xRange) this._applyXRange();
+      else fitX(this._uplot);
+      return;
+    }
     const onlyData =
       Object.keys(options).every((key) => DATA_OPTIONS.has(key)) &&
       sameKeys(previous.series, this._options.series);
@@ -263,7 +253,6 @@ export class Chart {
       // Same keys, so the same columns: only the specs (labels, notes) and
       // markers move. setData ranges y again (outliers on or off).
       this._slots = slots;
-      this._dataVersion++;
       this._uplot.setData(data);
       this._applyXRange();
       this._renderLegend();
@@ -287,11 +276,10 @@ export class Chart {
   setSeriesVisible(key, show) {
     if (show) this._hidden.delete(key);
     else this._hidden.add(key);
-    this._dataVersion++;
     const u = this._uplot;
     if (u) {
       // One redraw for all of it; uPlot ranges y again over the series
-      // shown (the robust range too: _dataVersion moved).
+      // shown (the robust range too: its memo knows the hidden series).
       u.batch(() => {
         for (const slot of this._slots) {
           if (slot.key !== key && slot.spec.linkedTo !== key) continue;
@@ -355,7 +343,6 @@ export class Chart {
     const formatX = options.formatX ?? defaultFormatX(options.xType);
     const formatY = options.formatY ?? formatValue;
     const many = slots.length > MANY_SERIES;
-    this._dataVersion++;
 
     const { series, bands } = uplotSeries(slots, {
       xLabel: options.xLabel,
@@ -365,7 +352,7 @@ export class Chart {
     });
 
     const opts = uplotOptions(options, {
-      width: Math.max(this._plot.clientWidth, 100),
+      width: Math.max(this._plotWidth ?? this._plot.clientWidth, 100),
       logY: this.logY,
       many,
       series,
@@ -460,39 +447,28 @@ export class Chart {
 
   /**
    * uPlot's y range: its own, or with "ignore outliers" the robust range
-   * of the values drawn in the x window (memoised per data and window).
+   * of the values drawn in the x window (chartuplot.js `yRangeOf`).
    * @param {uPlot} u
    * @param {number} min
    * @param {number} max
    * @returns {uPlot.Range.MinMax}
    */
   _yRange(u, min, max) {
-    const log = this.logY;
-    const fallback = () =>
-      log
+    const fixed = this._options.yRange;
+    if (fixed) {
+      const fitted = this.logY
         ? uPlot.rangeLog(min, max, 10, true)
         : uPlot.rangeNum(min, max, 0.1, true);
-    if (!this._options.ignoreOutliers || min == null || max == null) {
-      return fallback();
+      return fixedRange(fixed, fitted, this.logY);
     }
-    const xs = /** @type {number[]} */ (u.data[0]);
-    const xMin = u.scales.x.min ?? xs[0];
-    const xMax = u.scales.x.max ?? xs[xs.length - 1];
-    const key = `${this._dataVersion}:${xMin}:${xMax}:${log}`;
-    if (this._rangeMemo?.key !== key) {
-      const visible = this._slots.filter((slot) => this._isVisible(slot));
-      this._rangeMemo = {
-        key,
-        range: windowRobustRange(visible, xMin, xMax, min, max, log),
-      };
-    }
-    const range = this._rangeMemo.range;
-    if (!range) return fallback();
-    // A little room so the bulk does not touch the edges; log y keeps it
-    // in decades' proportion.
-    if (log) return [range[0] / 1.05, range[1] * 1.05];
-    const pad = (range[1] - range[0]) * 0.02;
-    return [range[0] - pad, range[1] + pad];
+    return yRangeOf(u, min, max, {
+      log: this.logY,
+      robust: Boolean(this._options.ignoreOutliers),
+      memo: this._rangeMemo,
+      // The same table with the same series hidden: the same values.
+      version: `${dataId(u.data)}:${[...this._hidden].sort().join("\n")}`,
+      visible: () => this._slots.filter((slot) => this._isVisible(slot)),
+    });
   }
 
   /** Draws the hovered series bold on the overlay canvas (or clears it). */
@@ -517,6 +493,11 @@ export class Chart {
     const show = this._options.legend !== false;
     this._legend.hidden = !show;
     if (!show) return;
+    // The same entries as drawn (a log-y flip, new smoothing, a zoom):
+    // keep them; rebuilding 50 buttons costs a style and layout pass.
+    const signature = legendSignature(this._slots, this._hidden);
+    if (signature === this._legendSignature) return;
+    this._legendSignature = signature;
     renderLegend(this._legend, this._slots, this._hidden, (key, event) => {
       markInput("legend", event);
       // Read now: the entry is updated in place, not rebuilt.
@@ -528,6 +509,8 @@ export class Chart {
   _updateLegendItem(key) {
     if (!updateLegendItem(this._legend, key, this._hidden.has(key))) {
       this._renderLegend();
+    } else {
+      this._legendSignature = legendSignature(this._slots, this._hidden);
     }
   }
 
@@ -539,7 +522,8 @@ export class Chart {
     this._empty.hidden = hasData;
     this._empty.textContent = hasData
       ? ""
-      : (this._options.emptyText ?? "No data");
+      : (this._options.emptyText ?? t("histchart.noData"));
+
   }
 
   _hideTooltip() {
@@ -561,9 +545,10 @@ export class Chart {
       u,
       slots,
       xLabel: this._options.xLabel ?? "x",
-      formatX: this._options.formatX ?? defaultFormatX(this._options.xType),
+      formatX: exactFormatX(this._options),
       formatY: this._options.formatY ?? formatValue,
       maxRows: this._options.tooltipRows ?? tooltipRows(),
+      sort: this._options.tooltipSort,
     });
     const before = this._hovered;
     this._hovered = hovered;

@@ -2,7 +2,7 @@
 // note, or in a compact scrolling box when there are many).
 
 import { h } from "../dom.js";
-import { t } from "../i18n.js";
+import { language, t } from "../i18n.js";
 import { MANY_SERIES } from "./chartuplot.js";
 import { swatchStyle } from "./charttooltip.js";
 
@@ -31,7 +31,7 @@ export function renderLegend(legend, slots, hidden, onToggle) {
           title:
             (compact
               ? `${slot.spec.label}${slot.spec.note ? ` (${slot.spec.note})` : ""}\n`
-              : "") + (off ? "Show this series" : "Hide this series"),
+              : "") + (off ? t("chartui.legend.show") : t("chartui.legend.hide")),
           // A toggle button: pressed = drawn (the legend is its group).
           attrs: { type: "button", "aria-pressed": String(!off) },
           dataset: { key: slot.key },
@@ -59,6 +59,29 @@ export function renderLegend(legend, slots, hidden, onToggle) {
 }
 
 /**
+ * Everything the legend's entries show, as one string: equal strings,
+ * equal entries.
+ * @param {SeriesSlot[]} slots
+ * @param {Set<string>} hidden
+ * @returns {string}
+ */
+export function legendSignature(slots, hidden) {
+  return JSON.stringify([
+    language(),
+    slots
+      .filter((slot) => slot.spec.legend !== false)
+      .map((slot) => [
+        slot.key,
+        slot.spec.label,
+        slot.spec.note ?? "",
+        slot.color,
+        slot.dash ?? null,
+        hidden.has(slot.key),
+      ]),
+  ]);
+}
+
+/**
  * Flips one legend entry in place (rebuilding 50 entries for one click
  * costs a layout of all of them).
  * @param {HTMLElement} legend
@@ -73,7 +96,8 @@ export function updateLegendItem(legend, key, hidden) {
   if (!item) return false;
   item.classList.toggle("is-off", hidden);
   item.setAttribute("aria-pressed", String(!hidden));
-  const action = hidden ? "Show this series" : "Hide this series";
+  const action = hidden ? t("chartui.legend.show") : t("chartui.legend.hide");
+
   const title = /** @type {HTMLElement} */ (item).title;
   /** @type {HTMLElement} */ (item).title = title.includes("\n")
     ? `${title.slice(0, title.lastIndexOf("\n"))}\n${action}`

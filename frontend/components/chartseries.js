@@ -28,6 +28,9 @@ import { formatValue } from "../format.js";
  * @property {boolean} [markers] mark non-finite values (default true)
  * @property {(value: number, x: number) => string} [format] the tooltip's
  *     text for a value of this series (default: the chart's `formatY`)
+ * @property {ArrayLike<number | bigint>} [xExact] `x` with every digit
+ *     (e.g. steps beyond 2^53 as a BigInt64Array): the tooltip's header
+ *     shows them instead of the rounded double (default number x only)
  */
 
 /** @typedef {import("./chartuplot.js").SeriesSlot} SeriesSlot */
@@ -159,4 +162,57 @@ export function defaultFormatX(xType) {
     return (x) => new Date(x * 1000).toLocaleString("en-GB");
   }
   return formatValue;
+}
+
+/**
+ * The exact x of the points whose double x is beyond 2^53 and that carry
+ * a BigInt in `xExact`: double → BigInt, or null when two different
+ * BigInts share that double (the cursor cannot tell them apart).
+ * @param {ChartSeries[]} series
+ * @returns {Map<number, bigint | null>}
+ */
+export function exactXs(series) {
+  /** @type {Map<number, bigint | null>} */
+  const exact = new Map();
+  for (const spec of series) {
+    const digits = spec.xExact;
+    // Only int64 arrays hold values a double may not: skip the rest fast.
+    if (!(digits instanceof BigInt64Array)) continue;
+    const n = Math.min(digits.length, spec.x.length);
+    for (let i = 0; i < n; i++) {
+      const x = Number(spec.x[i]);
+      if (Math.abs(x) <= Number.MAX_SAFE_INTEGER) continue;
+      const had = exact.get(x);
+      if (had === undefined) exact.set(x, digits[i]);
+      else if (had !== null && had !== digits[i]) exact.set(x, null);
+    }
+  }
+  return exact;
+}
+
+/** @type {WeakMap<ChartSeries[], Map<number, bigint | null>>} */
+const exactOf = new WeakMap();
+
+/**
+ * The tooltip's x text: the chart's `formatX`, but with the default format
+ * a double beyond 2^53 that stands for an exact x (`xExact`) shows every
+ * digit instead of "≈…".
+ * @param {{series: ChartSeries[], formatX?: (x: number) => string,
+ *     xType?: string}} options the chart's
+ * @returns {(x: number) => string}
+ */
+export function exactFormatX(options) {
+  const formatX = options.formatX ?? defaultFormatX(options.xType);
+  if (options.formatX || options.xType === "time") return formatX;
+  let map = exactOf.get(options.series);
+  if (!map) {
+    map = exactXs(options.series);
+    exactOf.set(options.series, map);
+  }
+  if (map.size === 0) return formatX;
+  const exact = map;
+  return (x) => {
+    const digits = exact.get(x);
+    return digits != null ? formatValue(digits) : formatX(x);
+  };
 }

@@ -10,6 +10,7 @@
 // have a point at that x and the y range leaves the spike out.
 
 import { h, setChildren } from "../dom.js";
+import { t } from "../i18n.js";
 import { MARKER_TEXT, lowerBound, rowWindow } from "./chartmarks.js";
 
 /** Points this close to the cursor on x (CSS pixels) may be the hovered one. */
@@ -40,6 +41,11 @@ const EDGE_PX = 4;
  * @property {(x: number) => string} formatX
  * @property {(y: number) => string} formatY
  * @property {number} maxRows rows before "+N more" (Infinity: all)
+ * @property {TooltipSort} [sort] row order (default `near`)
+ *
+ * @typedef {'near' | 'desc' | 'asc' | 'name' | 'drawn'} TooltipSort nearest
+ *     to the cursor first, by value (high or low first), by label, or in
+ *     the order the series are drawn
  *
  * @typedef {Object} Hovered the series under the cursor
  * @property {TooltipSlot} slot
@@ -95,13 +101,14 @@ export class ChartTooltip {
       first.near && first.near.distance <= HIGHLIGHT_PX
         ? { slot: first.slot, row: first.near.row }
         : null;
+    sortRows(u, ranked, input.sort);
 
     const text = (/** @type {TooltipSlot} */ slot, /** @type {number} */ row) =>
       valueText(u, slot, row, input.formatY);
     const rows = [];
     const shown = ranked.slice(0, input.maxRows);
     for (const [i, entry] of shown.entries()) {
-      const isHovered = i === 0 && hovered !== null;
+      const isHovered = entry === first && hovered !== null;
       // Each row shows the point that ranked it: its nearest to the
       // cursor (a spike reads as the spike, with its own x).
       const row = entry.near?.row ?? entry.row;
@@ -125,7 +132,7 @@ export class ChartTooltip {
           entry.slot.linked
             ? h("span", {
                 className: "tbmf-chart__raw",
-                title: "Value as logged (before smoothing)",
+                title: t("chartui.tooltip.raw"),
                 text: text(entry.slot.linked, row),
               })
             : null,
@@ -149,8 +156,9 @@ export class ChartTooltip {
       extra > 0
         ? h("div", {
             className: "tbmf-chart__more",
-            text: `+${extra} more`,
-            title: "Rows a tooltip lists: the chart settings",
+            text: t("cmp.selected.more", { n: extra }),
+            title: t("chartui.tooltip.more"),
+
           })
         : null,
     );
@@ -165,21 +173,40 @@ export class ChartTooltip {
    * @param {any} u
    */
   _place(u) {
-    const over = u.over.getBoundingClientRect();
-    const left = over.left + (u.cursor.left ?? 0);
-    const top = over.top + (u.cursor.top ?? 0);
-    const width = this.element.offsetWidth;
-    const height = this.element.offsetHeight;
-    const viewWidth = document.documentElement.clientWidth;
-    const viewHeight = document.documentElement.clientHeight;
-    let x = left + GAP_PX;
-    if (x + width > viewWidth - EDGE_PX) x = left - GAP_PX - width;
-    x = clamp(x, EDGE_PX, viewWidth - width - EDGE_PX);
-    let y = top + GAP_PX;
-    if (y + height > viewHeight - EDGE_PX) y = top - GAP_PX - height;
-    y = clamp(y, EDGE_PX, viewHeight - height - EDGE_PX);
-    this.element.style.transform = `translate(${Math.round(x)}px, ${Math.round(y)}px)`;
+    // uPlot's own cached box of the plot (what the cursor position is
+    // relative to): reading the element's box here forced a layout of
+    // the page after every redraw under the pointer.
+    const over = u.rect ?? u.over.getBoundingClientRect();
+    placeTooltip(
+      this.element,
+      over.left + (u.cursor.left ?? 0),
+      over.top + (u.cursor.top ?? 0),
+    );
   }
+}
+
+/**
+ * Places a `position: fixed` tooltip (`.tbmf-chart__tooltip`) next to a
+ * point given in window coordinates (e.g. `clientX`/`clientY`, or a
+ * `getBoundingClientRect()` plus an offset), flipped to the point's other
+ * side and clamped so it stays inside the window, however the page is
+ * scrolled. Every chart's tooltip uses it.
+ * @param {HTMLElement} element shown (its size is read)
+ * @param {number} left
+ * @param {number} top
+ */
+export function placeTooltip(element, left, top) {
+  const width = element.offsetWidth;
+  const height = element.offsetHeight;
+  const viewWidth = document.documentElement.clientWidth;
+  const viewHeight = document.documentElement.clientHeight;
+  let x = left + GAP_PX;
+  if (x + width > viewWidth - EDGE_PX) x = left - GAP_PX - width;
+  x = clamp(x, EDGE_PX, viewWidth - width - EDGE_PX);
+  let y = top + GAP_PX;
+  if (y + height > viewHeight - EDGE_PX) y = top - GAP_PX - height;
+  y = clamp(y, EDGE_PX, viewHeight - height - EDGE_PX);
+  element.style.transform = `translate(${Math.round(x)}px, ${Math.round(y)}px)`;
 }
 
 /**
@@ -377,4 +404,39 @@ export function tooltipSlots(chartSlots, isVisible) {
       return { ...tipSlot(slot), linked: raw ? tipSlot(raw) : null };
     });
   return slots;
+}
+
+/**
+ * Puts the tooltip's rows (ranked nearest first) in the chosen order; rows
+ * without a finite value go last when sorting by value.
+ * @param {any} u
+ * @param {{slot: TooltipSlot, near: any, row: number}[]} ranked
+ * @param {TooltipSort | undefined} sort
+ */
+function sortRows(u, ranked, sort) {
+  if (!sort || sort === "near") return;
+  if (sort === "name") {
+    ranked.sort((a, b) => a.slot.label.localeCompare(b.slot.label));
+    return;
+  }
+  if (sort === "drawn") {
+    ranked.sort((a, b) => a.slot.index - b.slot.index);
+    return;
+  }
+  const sign = sort === "desc" ? -1 : 1;
+  const value = new Map(
+    ranked.map((entry) => {
+      const row = entry.near?.row ?? entry.row;
+      const v = row == null ? null : u.data[entry.slot.index][row];
+      return [entry, typeof v === "number" && Number.isFinite(v) ? v : null];
+    }),
+  );
+  ranked.sort((a, b) => {
+    const va = value.get(a) ?? null;
+    const vb = value.get(b) ?? null;
+    if (va === null || vb === null) {
+      return Number(va === null) - Number(vb === null);
+    }
+    return sign * (va - vb);
+  });
 }

@@ -4,7 +4,7 @@
 
 import uPlot from "../vendor/uplot/uPlot.esm.js";
 import { styleFor, withAlpha } from "../colors.js";
-import { findMarkers } from "./chartmarks.js";
+import { findMarkers, windowRobustRange } from "./chartmarks.js";
 import { cleanValues, ownPoints, seriesKey, sparse } from "./chartseries.js";
 import { axisStyle, fitAxisSize } from "./plotkit.js";
 
@@ -61,12 +61,12 @@ export function layoutSeries(input, logY) {
   for (const spec of input) {
     // Plain arrays or typed arrays alike (model.js may decode compact
     // payloads into Float64Array).
-    const x = Array.from(spec.x, Number);
-    const columns = [cleanValues(spec.y, x.length, logY)];
+    const x = numbersOf(spec.x);
+    const columns = [cleaned(spec.y, x.length, logY)];
     const hasBand = spec.yMin != null && spec.yMax != null;
     if (hasBand) {
-      columns.push(cleanValues(/** @type {any} */ (spec.yMax), x.length, logY));
-      columns.push(cleanValues(/** @type {any} */ (spec.yMin), x.length, logY));
+      columns.push(cleaned(/** @type {any} */ (spec.yMax), x.length, logY));
+      columns.push(cleaned(/** @type {any} */ (spec.yMin), x.length, logY));
     }
     tables.push(/** @type {uPlot.AlignedData} */ ([x, ...columns]));
     // Retain explicit nulls as gaps; alignment holes stay undefined and
@@ -94,8 +94,76 @@ export function layoutSeries(input, logY) {
       ? /** @type {uPlot.AlignedData} */ ([[]])
       : tables.length === 1
         ? tables[0]
-        : uPlot.join(tables, /** @type {any} */ (nullModes));
+        : joined(tables, nullModes);
   return { data, slots };
+}
+
+// The same answer drawn again (log y flipped back, a cached answer, new
+// options around the same data) reuses its columns and their join: with
+// 50 series joining is most of a redraw. Keyed by the arrays themselves,
+// which nobody changes in place (new data comes as new arrays).
+
+/** @type {WeakMap<object, number[]>} */
+const numbersCache = new WeakMap();
+/** @type {WeakMap<object, Record<string, (number | null)[]>>} */
+const cleanedCache = new WeakMap();
+/** @type {{tables: uPlot.AlignedData[], data: uPlot.AlignedData}[]} */
+const joins = [];
+/** Joins kept (shared by every chart on the page). */
+const JOINS_KEPT = 4;
+
+/**
+ * @param {ArrayLike<number>} xs
+ * @returns {number[]}
+ */
+function numbersOf(xs) {
+  let numbers = numbersCache.get(xs);
+  if (!numbers || numbers.length !== xs.length) {
+    numbers = Array.from(xs, Number);
+    numbersCache.set(xs, numbers);
+  }
+  return numbers;
+}
+
+/**
+ * `cleanValues`, once per array, length and scale.
+ * @param {ArrayLike<any>} values
+ * @param {number} length
+ * @param {boolean} logY
+ * @returns {(number | null)[]}
+ */
+function cleaned(values, length, logY) {
+  let kept = cleanedCache.get(values);
+  if (!kept) {
+    kept = {};
+    cleanedCache.set(values, kept);
+  }
+  const key = `${logY}:${length}`;
+  return (kept[key] ??= cleanValues(values, length, logY));
+}
+
+/**
+ * `uPlot.join` of these tables, reused while they are the same arrays.
+ * @param {uPlot.AlignedData[]} tables
+ * @param {number[][]} nullModes
+ * @returns {uPlot.AlignedData}
+ */
+function joined(tables, nullModes) {
+  const same = (/** @type {uPlot.AlignedData[]} */ other) =>
+    other.length === tables.length &&
+    other.every(
+      (table, i) =>
+        table.length === tables[i].length &&
+        table.every((column, j) => column === tables[i][j]),
+    );
+  const at = joins.findIndex((entry) => same(entry.tables));
+  const entry =
+    at >= 0
+      ? joins.splice(at, 1)[0]
+      : { tables, data: uPlot.join(tables, /** @type {any} */ (nullModes)) };
+  joins.push(entry);
+  if (joins.length > JOINS_KEPT) joins.shift();
+  return entry.data;
 }
 
 /**
@@ -243,4 +311,89 @@ export function uplotOptions(options, parts) {
     bands,
     hooks,
   };
+}
+
+/** @typedef {Map<string, [number, number] | null>} RangeMemo */
+
+/** Robust ranges a chart keeps (log y on and off, a zoom and its reset). */
+const RANGES_KEPT = 4;
+/** @type {WeakMap<object, number>} */
+const dataIds = new WeakMap();
+let lastDataId = 0;
+
+/**
+ * A number for this data table, the same as long as it is the same table.
+ * @param {object} data
+ * @returns {number}
+ */
+export function dataId(data) {
+  let id = dataIds.get(data);
+  if (id === undefined) {
+    id = ++lastDataId;
+    dataIds.set(data, id);
+  }
+  return id;
+}
+
+/**
+ * A chart's y range: uPlot's own, or (`robust`, "ignore outliers") the
+ * robust range of the visible values in the x window with a little room
+ * so the bulk does not touch the edges (log y: in decades' proportion),
+ * memoised per `version` (the data and the series shown), window and
+ * scale.
+ * @param {uPlot} u
+ * @param {number} min
+ * @param {number} max
+ * @param {{log: boolean, robust: boolean, memo: RangeMemo,
+ *     version: string, visible: () => SeriesSlot[]}} how
+ * @returns {uPlot.Range.MinMax}
+ */
+export function yRangeOf(u, min, max, { log, robust, memo, version, visible }) {
+  const own = () =>
+    log ? uPlot.rangeLog(min, max, 10, true) : uPlot.rangeNum(min, max, 0.1, true);
+  if (!robust || min == null || max == null) return own();
+  const xs = /** @type {number[]} */ (u.data[0]);
+  const xMin = u.scales.x.min ?? xs[0];
+  const xMax = u.scales.x.max ?? xs[xs.length - 1];
+  const key = `${version}:${xMin}:${xMax}:${log}:${min}:${max}`;
+  let range = memo.get(key);
+  if (range === undefined) {
+    range = windowRobustRange(visible(), xMin, xMax, min, max, log);
+  }
+  memo.delete(key);
+  memo.set(key, range);
+  for (const oldest of memo.keys()) {
+    if (memo.size <= RANGES_KEPT) break;
+    memo.delete(oldest);
+  }
+  if (!range) return own();
+  if (log) return [range[0] / 1.05, range[1] * 1.05];
+  const pad = (range[1] - range[0]) * 0.02;
+  return [range[0] - pad, range[1] + pad];
+}
+
+/**
+ * Fits the x scale to the data (a window taken away without new data).
+ * @param {uPlot} u
+ */
+export function fitX(u) {
+  const xs = u.data[0];
+  if (!xs || xs.length === 0) return;
+  const min = /** @type {number} */ (xs[0]);
+  const max = /** @type {number} */ (xs[xs.length - 1]);
+  if (min < max) u.setScale("x", { min, max });
+}
+
+/**
+ * A y range with the user's ends where given (usable on this scale).
+ * @param {[number | null, number | null]} fixed
+ * @param {any} fitted [min, max] uPlot would use
+ * @param {boolean} log
+ * @returns {uPlot.Range.MinMax}
+ */
+export function fixedRange([lo, hi], fitted, log) {
+  const usable = (/** @type {number | null} */ v) =>
+    v != null && Number.isFinite(v) && (!log || v > 0);
+  const range = [usable(lo) ? lo : fitted[0], usable(hi) ? hi : fitted[1]];
+  return range[0] < range[1] ? range : fitted;
 }

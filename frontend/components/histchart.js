@@ -19,6 +19,7 @@ import { withAlpha } from "../colors.js";
 import { ensureStylesheet, h, setChildren } from "../dom.js";
 import { formatValue } from "../format.js";
 import { t } from "../i18n.js";
+import { placeTooltip } from "./charttooltip.js";
 import { barPath, drawZeroLine, stepPath } from "./histdraw.js";
 import {
   axisStyle,
@@ -414,17 +415,14 @@ export class HistChart {
       ),
     );
     this._tooltip.hidden = false;
-    const box = this.element.getBoundingClientRect();
+    // The tooltip is `position: fixed`: window coordinates (the chart's
+    // own put it off by the chart's place on a scrolled page).
     const over = u.over.getBoundingClientRect();
-    const x0 = over.left - box.left + (u.cursor.left ?? 0);
-    const y0 = over.top - box.top + (u.cursor.top ?? 0);
-    const width = this._tooltip.offsetWidth;
-    const height = this._tooltip.offsetHeight;
-    let x = x0 + 14;
-    if (x + width > box.width) x = Math.max(0, x0 - 14 - width);
-    let y = y0 + 14;
-    if (y + height > box.height) y = Math.max(0, y0 - 14 - height);
-    this._tooltip.style.transform = `translate(${Math.round(x)}px, ${Math.round(y)}px)`;
+    placeTooltip(
+      this._tooltip,
+      over.left + (u.cursor.left ?? 0),
+      over.top + (u.cursor.top ?? 0),
+    );
   }
 
   _scheduleResize() {

@@ -41,18 +41,40 @@ export function fitAxisSize(u, values, axisIdx, cycleNum) {
     (acc, value) => (String(value).length > acc.length ? String(value) : acc),
     "",
   );
-  if (longest) {
-    u.ctx.font = AXIS_FONT;
-    size += u.ctx.measureText(longest).width;
-  }
+  if (longest) size += axisTextWidth(longest);
   return Math.ceil(size);
+}
+
+/** @type {CanvasRenderingContext2D | null} */
+let measuring = null;
+/** @type {Map<string, number>} */
+const textWidths = new Map();
+
+/**
+ * The width of a tick label in the axis font, measured once per text on a
+ * detached canvas (setting the font on a plot's own canvas made the
+ * browser bring the page's styles up to date on every redraw).
+ * @param {string} text
+ * @returns {number} CSS pixels
+ */
+function axisTextWidth(text) {
+  let width = textWidths.get(text);
+  if (width === undefined) {
+    measuring ??= document.createElement("canvas").getContext("2d");
+    if (!measuring) return 0;
+    measuring.font = AXIS_FONT;
+    width = measuring.measureText(text).width;
+    if (textWidths.size > 2000) textWidths.clear();
+    textWidths.set(text, width);
+  }
+  return width;
 }
 
 /**
  * Calls `onResize` when `element` changes size and `onTheme` when the theme
  * flips (axis colours come from CSS variables).
  * @param {Element} element
- * @param {() => void} onResize
+ * @param {(entries: ResizeObserverEntry[]) => void} onResize
  * @param {() => void} onTheme
  * @returns {() => void} stops watching
  */

@@ -17,6 +17,7 @@ import { h, setChildren } from "../dom.js";
 import { formatValue } from "../format.js";
 import { hasMessage, t } from "../i18n.js";
 import { cssVar } from "../theme.js";
+import { placeTooltip } from "./charttooltip.js";
 import { AXIS_FONT, LABEL_FONT, watchSizeAndTheme } from "./plotkit.js";
 import {
   MAX_RIDGE_LINES,
@@ -413,12 +414,8 @@ export class RidgeChart {
         : null,
     );
     this._tooltip.hidden = false;
-    const outer = this.element.getBoundingClientRect();
-    const left = box.left - outer.left + x + 14;
-    const top = box.top - outer.top + y + 14;
-    const width = this._tooltip.offsetWidth;
-    const tx = left + width > outer.width ? left - 28 - width : left;
-    this._tooltip.style.transform = `translate(${Math.round(Math.max(0, tx))}px, ${Math.round(top)}px)`;
+    // `position: fixed`: placed at the pointer in window coordinates.
+    placeTooltip(this._tooltip, event.clientX, event.clientY);
   }
 
   _onLeave() {

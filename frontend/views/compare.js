@@ -8,6 +8,7 @@
 // copied link reopens the same view.
 
 import { ensureStylesheet, h } from "../dom.js";
+import { t } from "../i18n.js";
 import { runsOnScreen } from "../filter.js";
 import { markInput } from "../perf.js";
 import { KEYS as SHELL_KEYS } from "../state.js";
@@ -34,6 +35,20 @@ export function mount(root, ctx) {
   const view = new CompareView(root, ctx);
   return () => view.destroy();
 }
+
+/** State keys that only change how the chart is drawn (no list shows them). */
+const CHART_ONLY_KEYS = new Set([
+  COMPARE_KEYS.axis,
+  COMPARE_KEYS.smoothing,
+  COMPARE_KEYS.smoothingMode,
+  COMPARE_KEYS.logY,
+  COMPARE_KEYS.baseline,
+  COMPARE_KEYS.diffMode,
+  COMPARE_KEYS.zoom,
+  COMPARE_KEYS.points,
+  COMPARE_KEYS.outliers,
+  COMPARE_KEYS.markers,
+]);
 
 class CompareView {
   /**
@@ -95,7 +110,11 @@ class CompareView {
       }),
       ctx.state.subscribe((changed) => {
         if (changed.has(SHELL_KEYS.view)) return;
-        this.render();
+        // A change of the chart's look (log y, axis, smoothing, ...) leaves
+        // the run and metric lists as they are: not rebuilding their 50+
+        // rows keeps such an interaction's work to the chart.
+        const chartOnly = [...changed].every((key) => CHART_ONLY_KEYS.has(key));
+        this.render({ lists: !chartOnly });
       }),
     ];
     if (ctx.catalog.pending) void this.metricPicker.load();
@@ -160,7 +179,11 @@ class CompareView {
     return selected.filter((run) => members.has(run));
   }
 
-  render() {
+  /**
+   * @param {{lists?: boolean}} [what] `lists: false` leaves the run and
+   *     metric pickers and the selected runs as they are (default: all)
+   */
+  render({ lists = true } = {}) {
     const { catalog, state } = this.ctx;
     const s = readCompareState(state);
     const selected = this._selectedRuns();
@@ -192,11 +215,13 @@ class CompareView {
       }
     }
 
-    this.metricPicker.followChoice({ metric: s.metric, tag: s.tag });
-    this.runPicker.render();
-    this.metricPicker.render();
+    if (lists) {
+      this.metricPicker.followChoice({ metric: s.metric, tag: s.tag });
+      this.runPicker.render();
+      this.metricPicker.render();
+    }
     this.toolbar.render(s, this._baselineCandidates(s, selected), this._groups);
-    this.selectedRuns.render();
+    if (lists) this.selectedRuns.render();
 
     if (catalog.pending) return;
     // The baseline is checked against the metric index: wait for it rather
@@ -227,12 +252,13 @@ class CompareView {
       ...this._groupOptions(),
       title: s.tag ?? entry?.name ?? s.metric ?? "",
       subtitle: s.tag
-        ? "raw tag"
+        ? t("cmp.rawTag")
         : entry
           ? entry.level
-            ? `${entry.level} level`
-            : "any level"
+            ? t(`cmp.level.${entry.level === "epoch" ? "epoch" : "batch"}`)
+            : t("cmp.level.any")
           : "",
+
     };
     if (!this.panel) {
       this.panel = mountComparisonChart(this._panelHost, this.ctx, {

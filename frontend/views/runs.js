@@ -3,7 +3,9 @@
 // Its checkboxes are the run selection every other view uses.
 
 import { append, h, icon } from "../dom.js";
-import { formatInt, plural } from "../format.js";
+import { formatInt } from "../format.js";
+import { t } from "../i18n.js";
+import { countText } from "../intl.js";
 import { encodeList, decodeList } from "../state.js";
 import { ConfigDiffPanel } from "./runs/configdiff.js";
 import { ExperimentBar, KEY_DIFF } from "./runs/experimentbar.js";
@@ -78,9 +80,8 @@ class RunsView {
       className: "tbmf-search__input",
       attrs: {
         type: "search",
-        placeholder:
-          "Filter runs (regex: run, group, framework, writer; or columns: lr<0.01 optimizer=adam)",
-        "aria-label": "Filter runs",
+        placeholder: t("runs.filter.placeholder"),
+        "aria-label": t("cmp.runs.filter"),
         spellcheck: "false",
         autocomplete: "off",
         maxlength: MAX_FILTER_LENGTH,
@@ -90,14 +91,14 @@ class RunsView {
     this.filterInput.value = ctx.state.get(KEY_FILTER);
     this.frameworkChips = h("div", {
       className: "tbmf-chips",
-      attrs: { role: "group", "aria-label": "Filter by framework" },
+      attrs: { role: "group", "aria-label": t("runs.filter.framework") },
     });
     this.anomalies = anomalyStore(ctx);
     this.anomalyFilter = h("div", { className: "tbmf-chips" });
     this.selectionSummary = h("span", { className: "tbmf-selection__text" });
     this.selectionBox = h("div", { className: "tbmf-selection" });
     this.headerCheckbox = h("input", {
-      attrs: { type: "checkbox", "aria-label": "Select all shown runs" },
+      attrs: { type: "checkbox", "aria-label": t("runs.select.allShown") },
       on: { change: () => this._toggleVisible() },
     });
     this.headRow = h("tr");
@@ -126,15 +127,15 @@ class RunsView {
           this.selectionSummary,
           (this.selectAllButton = h("button", {
             className: "tbmf-button tbmf-button--text",
-            text: "Select all",
+            text: t("runs.select.all"),
             attrs: { type: "button" },
             dataset: { action: "select-all" },
             on: { click: () => this._selectShown(true) },
           })),
           (this.selectOnlyButton = h("button", {
             className: "tbmf-button tbmf-button--text",
-            text: "Only shown",
-            title: "Select exactly the runs the filter shows",
+            text: t("runs.select.only"),
+            title: t("runs.select.only.help"),
             attrs: { type: "button", hidden: true },
             dataset: { action: "select-only" },
             on: {
@@ -144,7 +145,7 @@ class RunsView {
           })),
           (this.selectNoneButton = h("button", {
             className: "tbmf-button tbmf-button--text",
-            text: "Select none",
+            text: t("runs.select.none"),
             attrs: { type: "button" },
             dataset: { action: "select-none" },
             on: { click: () => ctx.state.setSelection([]) },
@@ -382,7 +383,7 @@ class RunsView {
       h("th", { className: "tbmf-col-check" }, this.headerCheckbox),
       h("th", {
         className: "tbmf-col-expand",
-        attrs: { "aria-label": "Details" },
+        attrs: { "aria-label": t("runs.details") },
       }),
       ...headerCells(this._columns(), sorted, descending, (column) =>
         this._sortBy(column),
@@ -408,10 +409,10 @@ class RunsView {
     const all = catalog.runs;
     if (all.length === 0) {
       const message = catalog.error
-        ? "The runs could not be loaded."
+        ? t("runs.empty.error")
         : catalog.payload?.loading
-          ? "TensorBoard is reading the logdir…"
-          : "No runs found. The logdir holds no tfevents or VisualDL (vdlrecords) files yet.";
+          ? t("runs.empty.reading")
+          : t("runs.empty.none");
       this.tbody.replaceChildren(messageRow(this._span, message));
       this.summary.textContent = "";
       return;
@@ -427,10 +428,10 @@ class RunsView {
       this.tbody.replaceChildren(
         messageRow(
           this._span,
-          "No run matches the filter.",
+          t("runs.empty.noMatch"),
           h("button", {
             className: "tbmf-button tbmf-button--text",
-            text: "Clear filters",
+            text: t("runs.filter.clear"),
             attrs: { type: "button" },
             on: {
               click: () => {
@@ -490,11 +491,16 @@ class RunsView {
     const shown =
       visible.length === all.length
         ? ""
-        : ` · ${formatInt(visible.length)} shown`;
-    const grouped = groups ? ` in ${plural(groups, "group")}` : "";
-    this.summary.textContent =
-      `${plural(all.length, "run")}${grouped} · ` +
-      `${plural(points, "scalar point")}${shown}`;
+        : t("runs.summary.shown", { n: formatInt(visible.length) });
+    const grouped = groups
+      ? t("runs.summary.groups", { groups: countText(groups, "count.group.") })
+      : "";
+    this.summary.textContent = t("runs.summary", {
+      runs: countText(all.length, "count.run."),
+      grouped,
+      points: countText(points, "count.scalarPoint."),
+      shown,
+    });
   }
 
   _renderSelection() {
@@ -503,17 +509,21 @@ class RunsView {
     const selected = state.selectedRuns(all).length;
     this.selectionBox.hidden = all.length === 0;
     this.selectionSummary.textContent = all.length
-      ? `${formatInt(selected)} of ${plural(all.length, "run")} selected`
+      ? t("runs.selection", {
+          n: formatInt(selected),
+          runs: countText(all.length, "count.run."),
+        })
       : "";
     const visible = this._visibleRuns().map((r) => r.run);
     const filtered = this._filtered();
     this.selectAllButton.textContent = filtered
-      ? `Select ${formatInt(visible.length)} shown`
-      : "Select all";
+      ? t("runs.select.shown", { n: formatInt(visible.length) })
+      : t("runs.select.all");
     this.selectAllButton.title = filtered
-      ? "Add the runs the filter shows to the selection"
-      : "Select every run (runs that appear later too)";
-    this.selectNoneButton.title = "Clear the selection (every run)";
+      ? t("runs.select.shown.help")
+      : t("cmp.runs.all.help");
+    this.selectNoneButton.title = t("cmp.runs.none.filtered.help");
+
     this.selectOnlyButton.hidden = !filtered;
     const count = visible.filter((run) => state.isSelected(run)).length;
     this.headerCheckbox.checked =

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from tb_multiframework.api.messages import evidence_message, evidence_messages
 from tb_multiframework.core.axes import HOW_TO_SET, EpochMap
 from tb_multiframework.core.loops import parse_loop_tag
 from tb_multiframework.core.types import NO_TRAINER, Excluded
@@ -32,13 +33,18 @@ def claim(
     reason: str = "",
     how_to_set: str = "",
 ) -> dict[str, Any]:
-    """One inference as JSON."""
+    """One inference as JSON, its texts also as catalog messages
+    (`evidenceMessages`, `reasonMessage`, `howToSetMessage`: null where a
+    text has no message)."""
     return {
         "value": value,
         "status": status,
         "evidence": list(evidence),
         "reason": reason,
         "howToSet": how_to_set,
+        "evidenceMessages": evidence_messages(evidence),
+        "reasonMessage": evidence_message(reason) if reason else None,
+        "howToSetMessage": evidence_message(how_to_set) if how_to_set else None,
     }
 
 

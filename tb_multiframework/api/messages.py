@@ -7,13 +7,23 @@ instance of: a pattern per message recognises the English text and reads
 its parameters from it. A warning no pattern knows gets `null` (the tab
 shows its English); `tests/i18n/test_server_messages.py` requires every
 warning of the demo and trainer logs to be recognised.
+
+Warnings of file damage, skipped files and files changed on disk, and
+evidence texts (why a framework, a trainer, an epoch axis, a resume; the
+reasons an inference is unknown and how to set it) are recognised the same
+way, from the catalog itself: the English of each such message
+(`warning.file.*`, `warning.skipped.*`, `warning.reread.*`, `evidence.*`),
+its `{name}` placeholders read as wildcards, is its pattern.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import cache
 from typing import Any
+
+from tb_multiframework import i18n
 
 # (pattern over the whole English text, message id by the groups present).
 _REPEATED = re.compile(
@@ -53,9 +63,117 @@ def warning_message(text: str) -> dict[str, Any] | None:
             "id": "warning.moreProblems",
             "params": {"file": found["file"], "n": int(found["n"])},
         }
+    # File damage, skipped files, files changed on disk: their catalog
+    # English is their pattern, as for evidence texts.
+    for prefix in ("warning.file.", "warning.skipped.", "warning.reread."):
+        message = _template_message(text, prefix)
+        if message:
+            return message
     return None
 
 
 def warning_messages(texts: Iterable[str]) -> list[dict[str, Any] | None]:
     """`warning_message` of each text, in order."""
     return [warning_message(text) for text in texts]
+
+
+# What a placeholder of an `evidence.*` message matches: a quoted name
+# (`'loss'`, as Python's repr writes it), a number, or any text.
+_QUOTED = {
+    "tag", "subRun", "parent", "group", "key", "dir", "summary",
+    "framework", "trainer", "first", "split", "component", "run",
+}
+_NUMBERS = {
+    "n", "attempt", "step", "again", "spe", "base", "more", "last",
+    "epochs", "firstEpoch", "value", "from", "to", "header", "need",
+}
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+
+def _wildcard(name: str) -> str:
+    if name in _QUOTED:
+        return rf"(?P<{name}>'[^']*'|\"[^\"]*\")"
+    if name in _NUMBERS:
+        return rf"(?P<{name}>-?\d+(?:\.\d+)?)"
+    return rf"(?P<{name}>.+?)"
+
+
+@cache
+def _patterns(prefix: str) -> tuple[tuple[str, re.Pattern[str]], ...]:
+    """(id, pattern) of every message whose id starts with `prefix`, the
+    ones with the most fixed text first (so `tag {tag} (fractional
+    epochs)` is tried before `tag {tag}`)."""
+    found = []
+    for key, english in i18n.catalog(i18n.DEFAULT_LANG).items():
+        if not key.startswith(prefix):
+            continue
+        parts = _PLACEHOLDER.split(english)
+        pattern = "".join(
+            _wildcard(part) if i % 2 else re.escape(part)
+            for i, part in enumerate(parts)
+        )
+        fixed = sum(len(part) for part in parts[::2])
+        found.append((-fixed, key, re.compile(pattern)))
+    return tuple((key, pattern) for _, key, pattern in sorted(found))
+
+
+def _template_message(text: str, prefix: str) -> dict[str, Any] | None:
+    """The message under `prefix` whose English `text` is an instance of,
+    or None. Its parameters are the texts the placeholders matched (names,
+    numbers and lists exactly as the English writes them)."""
+    for key, pattern in _patterns(prefix):
+        found = pattern.fullmatch(text)
+        if found:
+            return {"id": key, "params": found.groupdict()}
+    return None
+
+
+def evidence_message(text: str) -> dict[str, Any] | None:
+    """The `evidence.*` message an evidence text is an instance of, or None."""
+    return _template_message(text, "evidence.")
+
+
+def evidence_messages(texts: Iterable[str]) -> list[dict[str, Any] | None]:
+    """`evidence_message` of each text, in order."""
+    return [evidence_message(text) for text in texts]
+
+
+def with_run_messages(entry: dict[str, Any]) -> dict[str, Any]:
+    """A `runs` entry with its server-made texts as catalog messages beside
+    them: `warningMessages`, `evidenceMessages`, `trainerEvidenceMessages`,
+    `epochSourceMessage` and `resumeNoteMessage` (docs/api.md, Messages)."""
+    entry["warningMessages"] = warning_messages(entry.get("warnings", ()))
+    entry["evidenceMessages"] = evidence_messages(entry.get("evidence", ()))
+    entry["trainerEvidenceMessages"] = evidence_messages(
+        entry.get("trainerEvidence", ())
+    )
+    source = entry.get("epochSource")
+    entry["epochSourceMessage"] = (
+        evidence_message(source) if isinstance(source, str) else None
+    )
+    note = entry.get("resumeNote")
+    entry["resumeNoteMessage"] = evidence_message(note) if note else None
+    return entry
+
+
+
+def with_scalars_messages(payload: dict[str, Any]) -> dict[str, Any]:
+    """A `GET scalars` answer with its reasons as catalog messages beside
+    them: `series[].excludedMessage`, `diffs[].excludedMessage`,
+    `missing[].reasonMessage` (null where a reason has none)."""
+    for key in ("series", "diffs"):
+        for entry in payload.get(key, ()):
+            reason = entry.get("excluded")
+            entry["excludedMessage"] = (
+                evidence_message(reason) if isinstance(reason, str) else None
+            )
+    for entry in payload.get("missing", ()):
+        entry["reasonMessage"] = evidence_message(entry["reason"])
+    return payload
+
+
+def derivation_messages(derivation: str) -> list[dict[str, Any] | None]:
+    """A metric member's `derivation` (notes joined by "; ") as the
+    messages of its notes, in order (`derivationMessages` of `GET
+    metrics`; null for a note without an id)."""
+    return evidence_messages(derivation.split("; ")) if derivation else []

@@ -25,6 +25,7 @@ from tb_multiframework.api.encoding import (
     json_chunks,
     pack_arrays,
 )
+from tb_multiframework.api.messages import with_scalars_messages
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.speed import series_of
 from tb_multiframework.api.views import (
@@ -175,6 +176,7 @@ class ScalarAnswers:
                     pack_arrays(entry)
         payload["encoding"] = query.encoding
         payload["missing"] = missing
+        with_scalars_messages(payload)
         payload["dataVersion"] = self._store.version
         payload["epochSources"] = {
             s.run.run: epoch_source(ctx.epoch_maps[s.run.run])

@@ -43,7 +43,11 @@ from tb_multiframework.api.encoding import (
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
 from tb_multiframework.api.inferences import run_inferences
-from tb_multiframework.api.messages import warning_messages
+from tb_multiframework.api.messages import (
+    derivation_messages,
+    evidence_message,
+    with_run_messages,
+)
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.scalars import (
     MAX_EXPORT_ROWS,
@@ -304,7 +308,7 @@ class Api:
         if kept is not None and kept[0] is ctx:
             return kept[1]
         entries = [
-            _with_warning_messages(
+            with_run_messages(
                 with_speed(
                     {
                         **self._run_entry(
@@ -399,6 +403,7 @@ class Api:
                     "tag": m.tag,
                     "level": m.level,
                     "derivation": m.derivation,
+                    "derivationMessages": derivation_messages(m.derivation),
                     **_split_json(ctx, m.run, m.tag),
                     "aliases": list(m.aliases),
                     **aggregation_json(ctx, m.run, m.tag),
@@ -550,6 +555,7 @@ class Api:
             "warnings": store.warnings() if store else [],
             "path": store.path if store else None,
             "pathReason": self._layout_path_reason,
+            "pathReasonMessage": evidence_message(self._layout_path_reason),
             "writable": store is not None,
             "regexEngine": safe_regex.engine_description(),
         }
@@ -708,12 +714,6 @@ def _split_json(ctx: Context, run: str, tag: str) -> dict[str, Any]:
 def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
     found = ctx.metric(run, tag)
     return None if found is None else found.name
-
-
-def _with_warning_messages(entry: dict[str, Any]) -> dict[str, Any]:
-    """A `runs` entry with its warnings as catalog messages beside them."""
-    entry["warningMessages"] = warning_messages(entry.get("warnings", ()))
-    return entry
 
 
 def _run_entry(

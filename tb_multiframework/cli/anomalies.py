@@ -6,57 +6,54 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 
-HELP = "spikes, divergence, plateaus, overfitting, ... found in the runs"
-EPILOG = """\
-examples:
-  tbmf anomalies runs/
-  tbmf anomalies runs/ --run torch_port --metric loss/train --json
-  tbmf anomalies runs/ --fail-on nonfinite,explosion,rank_desync
-
-The detectors and their kinds are the tab's (the `anomalies` route): a run
-with NaN/Inf values, spikes, cliffs, plateaus, oscillation, explosions,
-stepwise rises of a validation metric, overfitting and train/val drift,
-DDP ranks drifting apart. --kinds limits the report; --fail-on KINDS (or
-`any`) makes the command exit 1 when a finding of a listed kind is reported.
-
-exit codes: 0 done (no finding of a --fail-on kind); 1 a finding of a
---fail-on kind; 2 usage error (an unknown run, metric, tag or kind names the
-choices).
-"""
 _WIDTH = 100  # characters of the table
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "anomalies", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "anomalies",
+        lang.tr("cli.help.anomalies.summary"),
+        lang.tr("cli.help.anomalies.epilog"),
+    )
     parser.add_argument(
         "--run",
         metavar="R",
         action="append",
         default=[],
-        help="a run or a directory of runs; repeat for more (default: all)",
+        help=lang.option_help("cli.help.anomalies.run"),
     )
     what = parser.add_mutually_exclusive_group()
-    what.add_argument("--metric", metavar="M", help="one metric (key or name)")
-    what.add_argument("--tag", metavar="T", help="one raw tag")
+    what.add_argument(
+        "--metric",
+        metavar="M",
+        help=lang.option_help("cli.help.anomalies.metric"),
+    )
+    what.add_argument(
+        "--tag", metavar="T", help=lang.option_help("cli.help.anomalies.tag")
+    )
     parser.add_argument(
-        "--kinds", metavar="K,K", help="report only these kinds"
+        "--kinds",
+        metavar="K,K",
+        help=lang.option_help("cli.help.anomalies.kinds"),
     )
     parser.add_argument(
         "--fail-on",
         metavar="KINDS",
-        help="exit 1 when one of these kinds (comma-separated, or `any`) "
-        "is found",
+        help=lang.option_help("cli.help.anomalies.failOn"),
     )
     parser.add_argument(
         "--x",
         default="step",
         metavar="AXIS",
-        help="axis of the positions in --json (default step)",
+        help=lang.option_help("cli.help.anomalies.x"),
     )
     parser.add_argument(
-        "--json", action="store_true", help="the route's answer"
+        "--json",
+        action="store_true",
+        help=lang.option_help("cli.help.anomalies.asJson"),
     )
     parser.set_defaults(handler=run)
 
@@ -78,8 +75,11 @@ def _kinds(text: str | None) -> frozenset[str] | None:
     except ValueError:
         unknown = [k for k in listed if k not in KINDS]
         raise common.UsageError(
-            f"unknown anomaly kind {unknown[0]!r}; "
-            + common.choices_text(unknown[0], list(KINDS), "kinds")
+            lang.tr(
+                "cli.err.unknownKind",
+                kind=repr(unknown[0]),
+                choices=common.choices_text(unknown[0], list(KINDS), "kinds"),
+            )
         ) from None
 
 
@@ -113,7 +113,9 @@ def run(args: argparse.Namespace) -> int:
         _print(args, payload)
     if failing:
         if not args.json:
-            common.warn(args, f"found {', '.join(failing)} (--fail-on)")
+            common.warn(
+                args, lang.tr("cli.anomalies.failOn", kinds=", ".join(failing))
+            )
         return common.EXIT_FAILED
     return common.EXIT_OK
 
@@ -123,12 +125,12 @@ def _print(args: argparse.Namespace, payload: dict[str, Any]) -> None:
     if found:
         lines, _ = common.render_table(
             [
-                common.Column("run", elide=True, min_width=16),
-                common.Column("series", elide=True, min_width=12),
-                common.Column("kind"),
-                common.Column("steps", ">"),
-                common.Column("severity", ">"),
-                common.Column("what", elide=True, min_width=20),
+                common.column("run", elide=True, min_width=16),
+                common.column("series", elide=True, min_width=12),
+                common.column("kind"),
+                common.column("steps", ">"),
+                common.column("severity", ">"),
+                common.column("what", elide=True, min_width=20),
             ],
             [
                 [
@@ -137,17 +139,27 @@ def _print(args: argparse.Namespace, payload: dict[str, Any]) -> None:
                     a["kind"],
                     _steps(a),
                     common.format_value(a["severity"]),
-                    common.printable(a["message"]),
+                    common.printable(
+                        lang.server_text(
+                            (a.get("i18n") or {}).get("message"), a["message"]
+                        )
+                    ),
                 ]
                 for a in found
             ],
             _WIDTH,
         )
         print("\n".join(lines))
-    shown = f" ({len(found)} listed)" if payload.get("truncated") else ""
+    shown = (
+        lang.tr("cli.anomalies.listed", n=len(found))
+        if payload.get("truncated")
+        else ""
+    )
     print(
-        f"{payload['total']} finding{'s' * (payload['total'] != 1)} in "
-        f"{payload['series']} series{shown}"
+        lang.tr(
+            "cli.anomalies.found", n=payload["total"], series=payload["series"]
+        )
+        + shown
     )
 
 

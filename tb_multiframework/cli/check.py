@@ -9,50 +9,23 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from tb_multiframework.cli import common, export, selection, speed
+from tb_multiframework.cli import common, export, lang, selection, speed
 
-HELP = "exit 0 when the candidate stays within tolerance of the baseline"
-EPILOG = """\
-examples:
-  tbmf check runs/ -a tf_run -b torch_run --metric loss/val --x epoch
-  tbmf check runs/ -a tf_run -b torch_run --metric loss/train@batch \\
-      --smoothing 0.9 --rtol 0.05 --atol 0.01 --window 2:
-  tbmf check runs/ -a tf_run -b torch_run --metric loss/val \\
-      --histograms dense/kernel linear.weight --hist-tol ks=0.1,w1=0.02
-
-Both curves are read on the union of their x in their overlap (linear in
-between, never extrapolated: the tab's difference curve). Every such point
-in the window must satisfy |candidate − baseline| <= atol + rtol·|baseline|.
-Where a value is NaN or infinite the point passes only when both are the
-same (a candidate that diverges where the baseline did not fails).
---window: all (default), last (the end of the overlap), or FROM:TO on the
-axis (either end may be left out: 2: or :5).
-
-Speed metrics (time/step, throughput/steps_per_s, throughput/samples_per_s,
-time/epoch, time/total) compare the two runs' speed derived from wall time
-(median step time, steady throughput, median epoch time, training time),
-one-sided: the candidate fails when slower by more than --tolerance
-(5% or 0.05); faster always passes.
-
---histograms TAG_A TAG_B compares the baseline's TAG_A with the
-candidate's TAG_B at each of the baseline's histogram positions inside the
-candidate's range (the nearest candidate histogram), in the window:
-Wasserstein-1 and Kolmogorov–Smirnov must stay within --hist-tol (one limit
-for both, or ks=K,w1=W).
-
-exit codes: 0 within tolerance; 1 out of tolerance (the first and the worst
-violation are printed) or no overlap; 2 usage error.
-"""
 _DEFAULT_RTOL = 0.05  # relative tolerance
 _DEFAULT_HIST_TOL = 0.1  # KS statistic and W1 limit
 _DEFAULT_SPEED_TOL = 0.05  # relative slow-down a speed check allows
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "check", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "check",
+        lang.tr("cli.help.check.summary"),
+        lang.tr("cli.help.check.epilog"),
+    )
     selection.add_pair_arguments(parser, positional=False)
     common.add_metrics_argument(
-        parser, "a metric key or name; repeat to check several"
+        parser, lang.option_help("cli.help.check.metric")
     )
     export.add_axis_arguments(parser)
     parser.add_argument(
@@ -60,52 +33,56 @@ def register(commands: Any) -> None:
         type=common.parse_nonnegative,
         default=_DEFAULT_RTOL,
         metavar="R",
-        help=f"relative tolerance, of |baseline| (default {_DEFAULT_RTOL})",
+        help=lang.option_help("cli.help.check.rtol", default=_DEFAULT_RTOL),
     )
     parser.add_argument(
         "--atol",
         type=common.parse_nonnegative,
         default=0.0,
         metavar="A",
-        help="absolute tolerance (default 0)",
+        help=lang.option_help("cli.help.check.atol"),
     )
     parser.add_argument(
         "--window",
         type=parse_window,
         default="all",
         metavar="W",
-        help="all (default), last, or FROM:TO on the axis",
+        help=lang.option_help("cli.help.check.window"),
     )
     parser.add_argument(
         "--histograms",
         nargs=2,
         metavar=("TAG_A", "TAG_B"),
-        help="also compare the baseline's TAG_A with the candidate's TAG_B",
+        help=lang.option_help("cli.help.check.histograms"),
     )
     parser.add_argument(
         "--hist-tol",
         type=parse_hist_tol,
         default=None,
         metavar="T",
-        help=f"limit of KS and W1: one number or ks=K,w1=W "
-        f"(default {_DEFAULT_HIST_TOL})",
+        help=lang.option_help(
+            "cli.help.check.histTol", default=_DEFAULT_HIST_TOL
+        ),
     )
     parser.add_argument(
         "--bins",
         type=int,
         default=None,
         metavar="N",
-        help="common bins of the histogram comparison (default as the tab)",
+        help=lang.option_help("cli.help.check.bins"),
     )
     parser.add_argument(
         "--tolerance",
         type=speed.parse_tolerance,
         default=_DEFAULT_SPEED_TOL,
         metavar="T",
-        help="for speed metrics (time/step, throughput/steps_per_s, ...): how "
-        "much slower the candidate may be, 5%% or 0.05 (default 5%%)",
+        help=lang.option_help("cli.help.check.tolerance"),
     )
-    parser.add_argument("--json", action="store_true", help="JSON output")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=lang.option_help("cli.help.common.asJson"),
+    )
     parser.set_defaults(handler=run)
 
 
@@ -150,14 +127,16 @@ def parse_hist_tol(text: str) -> dict[str, float]:
 def run(args: argparse.Namespace) -> int:
     common.check_axis(args.x)
     if not args.metric and not args.histograms:
-        raise common.UsageError("name a --metric (or --histograms) to check")
+        raise common.UsageError(lang.tr("cli.err.checkWhat"))
     if args.hist_tol is not None and not args.histograms:
-        raise common.UsageError("--hist-tol needs --histograms")
+        raise common.UsageError(lang.tr("cli.err.histTol"))
     from tb_multiframework.api import pairs  # noqa: PLC0415 - numpy
     from tb_multiframework.core import histdiff, parity  # noqa: PLC0415
 
     if args.bins is not None and not 1 <= args.bins <= histdiff.MAX_BINS:
-        raise common.UsageError(f"--bins must be in [1, {histdiff.MAX_BINS}]")
+        raise common.UsageError(
+            lang.tr("cli.err.range", option="--bins", max=histdiff.MAX_BINS)
+        )
     stack = common.load(args)
 
     results = []
@@ -170,10 +149,16 @@ def run(args: argparse.Namespace) -> int:
             stack, args.baseline, args.candidate, curve_metrics
         )
         for item in pairing.one_sided:
-            message = f"{item['missing']!r} has no metric {item['metric']}"
+            message = lang.tr(
+                "cli.err.noMetricIn",
+                run=repr(item["missing"]),
+                metric=item["metric"],
+            )
             if item["metric"] in curve_metrics:  # named by its exact key
                 raise common.UsageError(message)
-            common.warn(args, f"{message}; that level is not checked")
+            common.warn(
+                args, lang.tr("cli.warn.levelNotChecked", message=message)
+            )
         common.warn_run_problems(
             args,
             selection.run_records(
@@ -298,13 +283,22 @@ def _histogram_run(stack: Any, token: str, tag: str) -> str:
         return having[0]
     if len(having) > 1:
         raise common.UsageError(
-            f"{token!r} names {len(having)} runs with histogram {tag!r}: "
-            f"{', '.join(having)}; name one of them"
+            lang.tr(
+                "cli.err.ambiguousHistogram",
+                token=repr(token),
+                n=len(having),
+                tag=repr(tag),
+                runs=", ".join(having),
+            )
         )
     tags = sorted({t for r in records for t in r["histogramTags"]})
     raise common.UsageError(
-        f"{token!r} has no histogram tag {tag!r}; "
-        + common.choices_text(tag, tags, "histogram tags")
+        lang.tr(
+            "cli.err.noHistogramTag",
+            token=repr(token),
+            tag=repr(tag),
+            choices=common.choices_text(tag, tags, "histogramTags"),
+        )
     )
 
 
@@ -363,15 +357,25 @@ def _distance_json(v: Any) -> dict[str, Any] | None:
 
 
 def _lines(result: dict[str, Any]) -> list[str]:
-    """PASS/FAIL and, on failure, the first and the worst violation."""
+    """PASS/FAIL and, on failure, the first and the worst violation.
+
+    PASS and FAIL stay in English in every language: CI logs are searched
+    for them."""
     word = "PASS" if result["passed"] else "FAIL"
-    axis = result["x"]
+    axis = lang.term("axis.", result["x"])
     base, cand = result["baseline"], result["candidate"]
-    who = (
-        f"{common.printable(cand['run'])} ({common.printable(cand['tag'])}) vs "
-        f"{common.printable(base['run'])} ({common.printable(base['tag'])})"
+    who = lang.tr(
+        "cli.check.who",
+        candidate=common.printable(cand["run"]),
+        candidateTag=common.printable(cand["tag"]),
+        baseline=common.printable(base["run"]),
+        baselineTag=common.printable(base["tag"]),
     )
-    what = result["metric"] if result["kind"] == "metric" else "histograms"
+    what = (
+        result["metric"]
+        if result["kind"] == "metric"
+        else lang.tr("cli.check.histograms")
+    )
     if "reason" in result:
         return [f"{word}  {what}: {who}: {result['reason']}"]
     lo, hi = result["checkedRange"]
@@ -383,35 +387,39 @@ def _lines(result: dict[str, Any]) -> list[str]:
             f"{'W1' if k == 'wasserstein' else 'KS'} ≤ {v:g}"
             for k, v in result["limits"].items()
         )
-    head = (
-        f"{word}  {what}: {who}: "
-        f"{common.format_int(result['violations'])} of "
-        f"{common.format_int(result['checked'])} points out of tolerance "
-        f"({limit}) on {span}"
-    )
+    checked = common.format_int(result["checked"])
     if result["passed"]:
-        head = (
-            f"{word}  {what}: {who}: all {common.format_int(result['checked'])}"
-            f" points within {limit} on {span}"
+        within = lang.tr(
+            "cli.check.pass", checked=checked, limit=limit, span=span
         )
-        return [head]
-    lines = [head]
+        return [f"{word}  {what}: {who}: {within}"]
+    out = lang.tr(
+        "cli.check.fail",
+        violations=common.format_int(result["violations"]),
+        checked=checked,
+        limit=limit,
+        span=span,
+    )
+    lines = [f"{word}  {what}: {who}: {out}"]
     for label in ("first", "worst"):
         v = result[label]
+        where = lang.tr(
+            f"cli.check.{label}", at=f"{axis} {common.format_value(v['x'])}"
+        )
         if result["kind"] == "metric":
             gap = abs(v["candidate"] - v["baseline"])
-            lines.append(
-                f"  {label} at {axis} {common.format_value(v['x'])}: baseline "
-                f"{common.format_value(v['baseline'])}, candidate "
-                f"{common.format_value(v['candidate'])}, |Δ| "
-                f"{common.format_value(gap)} > {common.format_value(v['allowed'])}"
-                f" allowed"
+            detail = lang.tr(
+                "cli.check.metricGap",
+                baseline=common.format_value(v["baseline"]),
+                candidate=common.format_value(v["candidate"]),
+                gap=common.format_value(gap),
+                allowed=common.format_value(v["allowed"]),
             )
         else:
             name = "W1" if v["distance"] == "wasserstein" else "KS"
-            lines.append(
-                f"  {label} at {axis} {common.format_value(v['x'])}: {name} "
-                f"{common.format_value(v['value'])} > "
+            detail = (
+                f"{name} {common.format_value(v['value'])} > "
                 f"{common.format_value(v['limit'])}"
             )
+        lines.append(f"  {where}: {detail}")
     return lines

@@ -44,6 +44,13 @@ EXIT_INTERRUPTED = 130  # Ctrl-C
 _LISTED_CHOICES = 8  # names listed in an "unknown ..." message
 
 
+def column(title: str, *args: Any, **kwargs: Any) -> Column:
+    """A table column whose header is in the chosen language (`title` stays
+    the name `--sort` and `--filter` use)."""
+    kwargs.setdefault("label", lang.heading(title))
+    return Column(title, *args, **kwargs)
+
+
 class UsageError(Exception):
     """A user mistake: printed as one line, exit code 2, no traceback."""
 
@@ -54,11 +61,13 @@ def add_command(
     """A command's parser, with LOGDIR and the options every command has."""
     parser: argparse.ArgumentParser = commands.add_parser(
         name,
-        help=help_text,
+        help=help_text.replace("%", "%%"),
         description=help_text,
         epilog=epilog,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=lang.HelpFormatter,
+        add_help=False,
     )
+    lang.add_help_option(parser)
     add_logdir_arguments(parser)
     return parser
 
@@ -77,20 +86,19 @@ def add_logdir_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "logdir",
         metavar="LOGDIR",
-        help="the log directory, as given to tensorboard --logdir",
+        help=lang.option_help("cli.help.common.logdir"),
     )
     parser.add_argument(
         "--config",
         metavar="PATH",
         default="",
-        help="config file (per-run settings, metric aliases); default: "
-        "LOGDIR/.tb_multiframework/config.json when present, as in the tab",
+        help=lang.option_help("cli.help.common.config"),
     )
     parser.add_argument(
         "-q",
         "--quiet",
         action="store_true",
-        help="no progress bar and no warnings on stderr",
+        help=lang.option_help("cli.help.common.quiet"),
     )
 
 
@@ -102,18 +110,23 @@ def load(args: argparse.Namespace) -> Stack:
     """
     logdir = args.logdir
     if "://" not in logdir and not os.path.isdir(logdir):
-        raise UsageError(f"LOGDIR {logdir!r} is not a directory")
+        raise UsageError(lang.tr("cli.err.notADirectory", logdir=repr(logdir)))
     if args.config and not os.path.isfile(args.config):
-        raise UsageError(f"config file {args.config!r} does not exist")
+        raise UsageError(lang.tr("cli.err.noConfig", path=repr(args.config)))
     from tb_multiframework import wiring  # noqa: PLC0415 - numpy & readers
 
     stack = wiring.build_stack(logdir, config_path=args.config, layouts=False)
     if stack.config_file.error:
         if args.config:
             raise UsageError(stack.config_file.error)
-        warn(args, f"{stack.config_file.error}; reading without it")
+        warn(
+            args,
+            lang.tr("cli.warn.configIgnored", error=stack.config_file.error),
+        )
     show = not args.quiet and sys.stderr.isatty()
-    with Progress(f"reading {logdir}", enabled=show) as progress:
+    with Progress(
+        lang.tr("cli.progress.reading", logdir=logdir), enabled=show
+    ) as progress:
         stack.loader.reload(progress=progress.update)
     stack.loader.loaded_once.set()
     return stack
@@ -144,12 +157,17 @@ def warn_run_problems(
 def choices_text(wanted: str, names: Sequence[str], kind: str) -> str:
     """`did you mean 'b'? runs: a, b, c, ... (12)` for an error message."""
     close = difflib.get_close_matches(wanted, names, n=1)
-    hint = f"did you mean {close[0]!r}? " if close else ""
+    hint = lang.tr("cli.choices.hint", name=repr(close[0])) if close else ""
+    noun = lang.term("cli.noun.", kind)
     if not names:
-        return f"{hint}there are no {kind}"
+        return lang.tr("cli.choices.none", hint=hint, kind=noun)
     shown = ", ".join(names[:_LISTED_CHOICES])
-    more = f", … ({len(names)} in all)" if len(names) > _LISTED_CHOICES else ""
-    return f"{hint}{kind}: {shown}{more}"
+    more = (
+        lang.tr("cli.choices.more", n=len(names))
+        if len(names) > _LISTED_CHOICES
+        else ""
+    )
+    return lang.tr("cli.choices.list", hint=hint, kind=noun, names=shown + more)
 
 
 def resolve_run(token: str, runs: Sequence[str]) -> list[str]:
@@ -168,7 +186,11 @@ def resolve_run(token: str, runs: Sequence[str]) -> list[str]:
     if found:
         return found
     raise UsageError(
-        f"unknown run {token!r}; {choices_text(token, list(runs), 'runs')}"
+        lang.tr(
+            "cli.err.unknownRun",
+            run=repr(token),
+            choices=choices_text(token, list(runs), "runs"),
+        )
     )
 
 
@@ -189,7 +211,11 @@ def resolve_metrics(
     if not found:
         keys = [m["key"] for m in metrics]
         raise UsageError(
-            f"unknown metric {token!r}; {choices_text(token, keys, 'metrics')}"
+            lang.tr(
+                "cli.err.unknownMetric",
+                metric=repr(token),
+                choices=choices_text(token, keys, "metrics"),
+            )
         )
     return found
 
@@ -248,8 +274,13 @@ def member_of(
         return token, hits[token]
     if len(hits) > 1:
         raise UsageError(
-            f"{token!r} names {len(hits)} runs with metric {entry['key']}: "
-            f"{', '.join(hits)}; name one of them"
+            lang.tr(
+                "cli.err.ambiguousMetric",
+                token=repr(token),
+                n=len(hits),
+                metric=entry["key"],
+                runs=", ".join(hits),
+            )
         )
     return next(iter(hits.items()), None)
 
@@ -259,7 +290,11 @@ def check_axis(axis: str) -> str:
     from tb_multiframework.core.axes import AXES  # noqa: PLC0415 - numpy
 
     if axis not in AXES:
-        raise UsageError(f"unknown axis {axis!r}; axes: {', '.join(AXES)}")
+        raise UsageError(
+            lang.tr(
+                "cli.err.unknownAxis", axis=repr(axis), axes=", ".join(AXES)
+            )
+        )
     return axis
 
 
@@ -342,5 +377,9 @@ def write_output(path: str | None, text: str | Iterable[str]) -> None:
         except OSError:
             pass
         raise UsageError(
-            f"cannot write {path!r}: {error.strerror or error}"
+            lang.tr(
+                "cli.err.cannotWrite",
+                path=repr(path),
+                why=error.strerror or error,
+            )
         ) from None

@@ -6,33 +6,26 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from tb_multiframework.cli import common, export, selection
-
-HELP = "two runs metric by metric: last, best, and |B − A| over the overlap"
-EPILOG = """\
-examples:
-  tbmf diff runs/ tf_run torch_run
-  tbmf diff runs/ keras_fit pytorch_sgd --x epoch --metric loss/val
-  tbmf diff runs/ tf_run torch_run --smoothing 0.6 --json
-
-For every metric both runs have (or each --metric): the last value (at the
-largest step) and the best (lowest loss, highest accuracy; none when the
-direction is unknown) of A and B, B − A absolute and relative to |A|, and
-the mean and max |B − A| over the overlap on the chosen axis (both curves
-read on the union of their x, linear in between, never extrapolated: the
-tab's difference curve), with where the max is. With --smoothing, all of it
-is computed on the smoothed curves.
-"""
+from tb_multiframework.cli import common, export, lang, selection
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "diff", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "diff",
+        lang.tr("cli.help.diff.summary"),
+        lang.tr("cli.help.diff.epilog"),
+    )
     selection.add_pair_arguments(parser, positional=True)
     common.add_metrics_argument(
-        parser, "a metric key or name; repeat for more (default: all shared)"
+        parser, lang.option_help("cli.help.common.metrics")
     )
     export.add_axis_arguments(parser)
-    parser.add_argument("--json", action="store_true", help="JSON output")
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help=lang.option_help("cli.help.common.asJson"),
+    )
     parser.set_defaults(handler=run)
 
 
@@ -77,14 +70,17 @@ def run(args: argparse.Namespace) -> int:
         )
         return common.EXIT_OK
     print(_header(args, records, pairing))
-    print(f"\nconfig  {selection.config_summary(config)}")
+    print(
+        "\n"
+        + lang.tr("cli.diff.config", summary=selection.config_summary(config))
+    )
     rows = selection.config_rows(config)
     if rows:
         lines, _ = common.render_table(
             [
-                common.Column("key", elide=True, min_width=12),
-                common.Column("A", elide=True, min_width=10),
-                common.Column("B", elide=True, min_width=10),
+                common.column("key", elide=True, min_width=12),
+                common.column("A", elide=True, min_width=10),
+                common.column("B", elide=True, min_width=10),
             ],
             [[common.printable(c) for c in row] for row in rows],
             96,
@@ -95,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
         print("\n".join(metric_block(comparison.to_json(), args.x)))
     for item in pairing.one_sided:
         metric = common.printable(item["metric"])
-        print(f"\n{metric}: not in {common.printable(item['missing'])}")
+        missing = lang.tr("report.notIn", run=common.printable(item["missing"]))
+        print(f"\n{metric}: {missing}")
     return common.EXIT_OK
 
 
@@ -109,60 +106,78 @@ def _header(
         ("B", args.candidate, pairing.candidate_runs),
     ):
         first = by_run[runs[0]]
-        what = f"{first['framework']} / {first['writer'] or 'unknown writer'}"
+        writer = first["writer"] or lang.tr("cli.diff.unknownWriter")
+        what = f"{first['framework']} / {writer}"
         names = ", ".join(common.printable(r) for r in runs)
         shown = common.printable(token) + (
             f" ({names})" if runs != [token] else ""
         )
         lines.append(f"{label}  {shown}  {what}")
     smoothing = (
-        f", smoothing {args.smoothing:g} ({args.smoothing_mode})"
+        lang.tr(
+            "cli.diff.smoothing",
+            weight=f"{args.smoothing:g}",
+            mode=args.smoothing_mode,
+        )
         if args.smoothing
         else ""
     )
-    lines.append(f"x  {args.x}{smoothing}")
+    lines.append(f"x  {_axis(args.x)}{smoothing}")
     return "\n".join(lines)
-
-
-_DIRECTIONS = {"min": "lower is better", "max": "higher is better"}
 
 
 def metric_block(item: dict[str, Any], axis: str) -> list[str]:
     """A metric's lines: last, best, and |B − A| over the overlap."""
     a, b = item["baseline"], item["candidate"]
-    direction = _DIRECTIONS.get(item["direction"], "direction unknown")
-    tags = f"A: {common.printable(a['tag'])}, B: {common.printable(b['tag'])}"
+    known = item["direction"] in ("min", "max")
+    direction = lang.tr(
+        f"report.direction.{item['direction'] if known else 'unknown'}"
+    )
+    tags = lang.tr(
+        "cli.diff.tags",
+        a=common.printable(a["tag"]),
+        b=common.printable(b["tag"]),
+    )
     metric = common.printable(item["metric"])
-    lines = [f"{metric}  {direction}  ({tags})"]
-    for label, key in (("last", "last"), ("best", "best")):
+    lines = [f"{metric}  {direction}  {tags}"]
+    for key in ("last", "best"):
         change = item[key]
         if change["baseline"] is None and change["candidate"] is None:
             continue
-        steps = f"  (steps {_int(a[key + 'Step'])} → {_int(b[key + 'Step'])})"
+        steps = "  " + lang.tr(
+            "cli.diff.steps",
+            a=_int(a[key + "Step"]),
+            b=_int(b[key + "Step"]),
+        )
         lines.append(
-            f"  {label:<8}{common.format_value(change['baseline'])} → "
+            f"  {_pad(lang.tr(f'report.compare.{key}'), 8)}"
+            f"{common.format_value(change['baseline'])} → "
             f"{common.format_value(change['candidate'])}   "
             f"{_delta(change)}{steps}"
         )
-    lines.append("  " + "|B − A|".ljust(8) + _gap_text(item, axis))
+    lines.append("  " + _pad("|B − A|", 8) + _gap_text(item, _axis(axis)))
     return lines
 
 
 def _gap_text(item: dict[str, Any], axis: str) -> str:
     if item["excluded"]:
-        return f"not aligned: {common.printable(item['excluded'])}"
+        return lang.tr(
+            "cli.diff.notAligned", why=common.printable(item["excluded"])
+        )
     diff = item["diff"]
     if diff["overlap"] is None:
-        return f"the runs do not overlap on {axis}"
+        return lang.tr("cli.diff.noOverlap", axis=axis)
     lo, hi = diff["overlap"]
     span = f"{axis} {common.format_value(lo)}–{common.format_value(hi)}"
     if diff["compared"] == 0:
-        return f"no finite pair of values in {span}"
-    return (
-        f"mean {common.format_value(diff['meanAbs'])}, "
-        f"max {common.format_value(diff['maxAbs'])} at "
-        f"{axis} {common.format_value(diff['maxAt'])} "
-        f"({common.format_int(diff['compared'])} aligned points, {span})"
+        return lang.tr("cli.diff.noPair", span=span)
+    return lang.tr(
+        "cli.diff.gap",
+        mean=common.format_value(diff["meanAbs"]),
+        max=common.format_value(diff["maxAbs"]),
+        at=f"{axis} {common.format_value(diff['maxAt'])}",
+        count=common.format_int(diff["compared"]),
+        span=span,
     )
 
 
@@ -178,3 +193,13 @@ def _delta(change: dict[str, Any]) -> str:
 
 def _int(value: int | None) -> str:
     return common.format_int(value)
+
+
+def _pad(text: str, cells: int) -> str:
+    """`text` padded to `cells` terminal cells (a CJK character takes two)."""
+    return text + " " * max(0, cells - common.display_width(text))
+
+
+def _axis(axis: str) -> str:
+    """The axis' name in the chosen language (`step`, `epoch`, ...)."""
+    return lang.term("axis.", axis)

@@ -6,45 +6,46 @@ import argparse
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from tb_multiframework.cli import common
-
-HELP = "every aligned point of a metric or tag as CSV or JSON"
-EPILOG = """\
-examples:
-  tbmf export runs/ --metric loss/train@epoch --x epoch --out loss.csv
-  tbmf export runs/ --tag Loss/train --run torch_run --format json
-  tbmf export runs/ --metric loss/val --run keras_fit --smoothing 0.6
-
-Columns: x, run, tag, step, wall_time, value, smoothed, sorted by x (the
-`export` route's answer, byte for byte). Without --run: every run with the
-metric.
-"""
+from tb_multiframework.cli import common, lang
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "export", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "export",
+        lang.tr("cli.help.export.summary"),
+        lang.tr("cli.help.export.epilog"),
+    )
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument(
-        "--metric", metavar="M", help="a metric key or name (loss/train)"
+        "--metric", metavar="M", help=lang.option_help("cli.help.export.metric")
     )
-    what.add_argument("--tag", metavar="T", help="a raw tag (needs --run)")
+    what.add_argument(
+        "--tag", metavar="T", help=lang.option_help("cli.help.export.tag")
+    )
     parser.add_argument(
         "--run",
         metavar="R",
         action="append",
         default=[],
-        help="a run or a directory of runs; repeat for more",
+        help=lang.option_help("cli.help.export.run"),
     )
     add_axis_arguments(parser)
     parser.add_argument(
-        "--x-min", type=float, metavar="X", help="first x kept (with --x-max)"
+        "--x-min",
+        type=float,
+        metavar="X",
+        help=lang.option_help("cli.help.export.xMin"),
     )
     parser.add_argument(
-        "--x-max", type=float, metavar="X", help="last x kept (with --x-min)"
+        "--x-max",
+        type=float,
+        metavar="X",
+        help=lang.option_help("cli.help.export.xMax"),
     )
     parser.add_argument("--format", choices=("csv", "json"), default="csv")
     parser.add_argument(
-        "--out", metavar="FILE", help="write here instead of stdout"
+        "--out", metavar="FILE", help=lang.option_help("cli.help.export.out")
     )
     parser.set_defaults(handler=run)
 
@@ -55,27 +56,27 @@ def add_axis_arguments(parser: argparse.ArgumentParser) -> None:
         "--x",
         default="step",
         metavar="AXIS",
-        help="step (default), epoch, relative, wall or progress",
+        help=lang.option_help("cli.help.common.x"),
     )
     parser.add_argument(
         "--smoothing",
         type=common.parse_smoothing,
         default=0.0,
         metavar="W",
-        help="smoothing weight in [0, 1) (default 0: none)",
+        help=lang.option_help("cli.help.common.smoothing"),
     )
     parser.add_argument(
         "--smoothing-mode",
         choices=("ema", "time"),
         default="ema",
-        help="TensorBoard's EMA (default) or the time-weighted one",
+        help=lang.option_help("cli.help.common.smoothingMode"),
     )
 
 
 def run(args: argparse.Namespace) -> int:
     common.check_axis(args.x)
     if (args.x_min is None) != (args.x_max is None):
-        raise common.UsageError("give both --x-min and --x-max, or neither")
+        raise common.UsageError(lang.tr("cli.err.xRange"))
     stack = common.load(args)
     from tb_multiframework.api.service import ScalarQuery  # noqa: PLC0415
 
@@ -92,12 +93,15 @@ def run(args: argparse.Namespace) -> int:
         members = sorted({m["run"] for m in entry["members"]})
         if runs and not set(runs) & set(members):
             raise common.UsageError(
-                f"none of the runs named has metric {metric}; runs with it: "
-                + ", ".join(members)
+                lang.tr(
+                    "cli.err.noRunHasMetric",
+                    metric=metric,
+                    runs=", ".join(members),
+                )
             )
         runs = [r for r in runs if r in members]
     elif not runs:
-        raise common.UsageError("--tag needs at least one --run")
+        raise common.UsageError(lang.tr("cli.err.tagNeedsRun"))
     x_range = None if args.x_min is None else (args.x_min, args.x_max)
     pieces, _ = stack.api.export(
         ScalarQuery(

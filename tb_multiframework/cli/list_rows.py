@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 
 
 @dataclass(frozen=True)
@@ -89,9 +89,11 @@ def sorted_rows(
     column = by_id.get(wanted) or _hparam_column(runs, wanted)
     if column is None:
         raise common.UsageError(
-            f"unknown column {wanted!r}; "
-            + common.choices_text(wanted, list(by_id), "columns")
-            + " (or a hyper-parameter)"
+            lang.tr(
+                "cli.err.unknownColumn",
+                column=repr(wanted),
+                choices=common.choices_text(wanted, list(by_id), "columns"),
+            )
         )
     values = {id(r): column.key(r) for r in runs}
     present = [r for r in runs if not _missing(values[id(r)])]
@@ -110,7 +112,7 @@ def _hparam_column(
         return None
     return RowColumn(
         key,
-        common.Column(key),
+        common.column(key),
         lambda r: str(r.get("hparams", {}).get(key, "")),
         lambda r: r.get("hparams", {}).get(key),
     )

@@ -6,64 +6,45 @@ import argparse
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tb_multiframework.cli import common, list_rows
+from tb_multiframework.cli import common, lang, list_rows
 from tb_multiframework.cli.list_rows import RowColumn
 
-HELP = "one line per run: group, framework, config, hparams, points, ..."
-EPILOG = """\
-examples:
-  tbmf list runs/
-  tbmf list runs/ --metric loss/val --sort best
-  tbmf list runs/ --filter "lr<0.01 framework=pytorch" --sort=-points
-  tbmf list runs/ --filter keras --json
-
-Columns: run, group, framework, writer, trainer, config (hash of the
-hyper-parameters), the hyper-parameters that differ between the listed
-runs, points (scalar points read), steps (first–last), duration (first to
-last event), warn (file problems: torn or corrupt records; --json has their
-text), and with --metric its last and best value (best by direction: lowest
-loss, highest accuracy). Empty columns are left out; when the table cannot
-fit --width, the least useful ones too (duration, writer, trainer, group
-first): a wider --width or --json shows everything. Long run and group
-names are cut in the middle (their ends tell runs apart); the group is
-blank for a run that is a group of its own.
-
---filter takes what the tab's filter box takes: clauses `key<op>value`
-(ops < <= > >= = != ~, ~ = contains) over run, group, framework, writer,
-format, configHash, points, steps, last, best, bestStep and any
-hyper-parameter (`lr` finds `train.lr`), and the rest a case-insensitive
-regular expression searched in run, group, framework and writer.
---sort takes a column (or a hyper-parameter); --sort=-COLUMN descends.
---json prints the `runs` route's answer for the listed runs (and the
-`metric_summary` route's with --metric).
-"""
 _WIDTH = 100  # characters of the table
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "list", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "list",
+        lang.tr("cli.help.list.summary"),
+        lang.tr("cli.help.list.epilog"),
+    )
     parser.add_argument(
         "--metric",
         metavar="M",
-        help="add the last and best value of this metric (key or name)",
+        help=lang.option_help("cli.help.list.metric"),
     )
     parser.add_argument(
-        "--filter", metavar="EXPR", help="as the tab's filter box"
+        "--filter",
+        metavar="EXPR",
+        help=lang.option_help("cli.help.list.filter"),
     )
     parser.add_argument(
         "--sort",
         metavar="COLUMN",
-        help="sort by a column; --sort=-COLUMN descends",
+        help=lang.option_help("cli.help.list.sort"),
     )
     parser.add_argument(
         "--width",
         type=_width,
         default=_WIDTH,
         metavar="N",
-        help=f"table width in characters (default {_WIDTH})",
+        help=lang.option_help("cli.help.list.width", default=_WIDTH),
     )
     parser.add_argument(
-        "--json", action="store_true", help="the `runs` route's records"
+        "--json",
+        action="store_true",
+        help=lang.option_help("cli.help.list.asJson"),
     )
     parser.set_defaults(handler=run)
 
@@ -96,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(out)
         return common.EXIT_OK
     if not runs:
-        common.warn(args, f"no runs under {args.logdir} match")
+        common.warn(args, lang.tr("cli.list.noMatch", logdir=args.logdir))
         return common.EXIT_OK
     lines, _ = common.render_table(
         [c.column for c in columns],
@@ -131,13 +112,13 @@ def _columns(
     columns = [
         RowColumn(
             "run",
-            common.Column("run", elide=True, keep_tail=True, min_width=20),
+            common.column("run", elide=True, keep_tail=True, min_width=20),
             text("run"),
             value("run"),
         ),
         RowColumn(
             "group",
-            common.Column(
+            common.column(
                 "group", elide=True, keep_tail=True, min_width=14, drop=9
             ),
             _group_text,
@@ -145,13 +126,13 @@ def _columns(
         ),
         RowColumn(
             "framework",
-            common.Column("framework", drop=3),
+            common.column("framework", drop=3),
             text("framework"),
             value("framework"),
         ),
         RowColumn(
             "writer",
-            common.Column("writer", elide=True, drop=11),
+            common.column("writer", elide=True, drop=11),
             text("writer"),
             value("writer"),
         ),
@@ -160,7 +141,7 @@ def _columns(
         columns.append(
             RowColumn(
                 "trainer",
-                common.Column("trainer", elide=True, drop=10),
+                common.column("trainer", elide=True, drop=10),
                 text("trainer"),
                 value("trainer"),
             )
@@ -169,7 +150,7 @@ def _columns(
         columns.append(
             RowColumn(
                 "config",
-                common.Column("config", drop=8),
+                common.column("config", drop=8),
                 text("configHash"),
                 value("configHash"),
             )
@@ -178,7 +159,7 @@ def _columns(
         columns.append(
             RowColumn(
                 "hparams",
-                common.Column("hparams", elide=True, min_width=12, drop=7),
+                common.column("hparams", elide=True, min_width=12, drop=7),
                 lambda r: _hparams_text(r, differing),
                 lambda r: _hparams_text(r, differing),
             )
@@ -186,19 +167,19 @@ def _columns(
     columns += [
         RowColumn(
             "points",
-            common.Column("points", ">", drop=5),
+            common.column("points", ">", drop=5),
             lambda r: common.format_int(r["numPoints"]),
             value("numPoints"),
         ),
         RowColumn(
             "steps",
-            common.Column("steps", ">", drop=6),
+            common.column("steps", ">", drop=6),
             _steps_text,
             value("lastStep"),
         ),
         RowColumn(
             "duration",
-            common.Column("duration", ">", drop=12),
+            common.column("duration", ">", drop=12),
             lambda r: common.format_duration(_duration(r)),
             _duration,
         ),
@@ -207,7 +188,7 @@ def _columns(
         columns.append(
             RowColumn(
                 "warnings",
-                common.Column("warn", ">", drop=4),
+                common.column("warn", ">", drop=4),
                 lambda r: str(len(r["warnings"])) if r["warnings"] else "",
                 lambda r: len(r["warnings"]),
             )
@@ -230,13 +211,18 @@ def _metric_columns(summary: dict[str, Any]) -> list[RowColumn]:
     columns = [
         RowColumn(
             "last",
-            common.Column(f"{summary['name']} last", ">", drop=1),
+            common.column(
+                f"{summary['name']} last",
+                ">",
+                drop=1,
+                label=lang.tr("cli.col.metricLast", metric=summary["name"]),
+            ),
             shown(fields["last"]),
             fields["last"],
         ),
         RowColumn(
             "best",
-            common.Column("best", ">", drop=2),
+            common.column("best", ">", drop=2),
             shown(fields["best"]),
             fields["best"],
         ),
@@ -245,7 +231,12 @@ def _metric_columns(summary: dict[str, Any]) -> list[RowColumn]:
         columns.append(
             RowColumn(
                 "spread",
-                common.Column("rank spread", ">", drop=13),
+                common.column(
+                    "rank spread",
+                    ">",
+                    drop=13,
+                    label=lang.tr("cli.col.rankSpread"),
+                ),
                 lambda r: _percent(fields["spread"](r)),
                 fields["spread"],
             )

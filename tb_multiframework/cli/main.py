@@ -37,38 +37,6 @@ from tb_multiframework.cli.textfmt import TerminalText
 
 COMMANDS = (list_runs, diff, export, report, check, anomalies, open_tb)
 
-DESCRIPTION = """\
-Compare PyTorch, TensorFlow/Keras and PaddlePaddle training runs from the
-command line: the same runs, metric names, axes, smoothing and difference
-curves as the Multiframework tab in TensorBoard, read in-process (no server).
-"""
-
-EPILOG = """\
-examples:
-  tbmf list runs/ --metric loss/val
-  tbmf diff runs/ torch_run keras_run --x epoch
-  tbmf export runs/ --metric loss/train@epoch --x epoch --out loss.csv
-  tbmf report runs/ --baseline tf_run --candidate torch_run --out card.md
-  tbmf check runs/ --baseline tf_run --candidate torch_run \\
-      --metric loss/val --x epoch --rtol 0.05
-  tbmf open runs/ tf_run torch_run --metric loss/train
-
-RUN arguments are run names as `tbmf list` shows them, or a directory of
-runs (`keras_fit` for keras_fit/train and keras_fit/validation). Metrics are
-the tab's canonical names (`loss/train`), optionally with their level
-(`loss/train@epoch`). Axes: step, epoch, relative, wall, progress.
-
-exit codes:
-  0    done; `check` passed
-  1    `check` found the candidate out of tolerance; `anomalies` found a
-       kind named by --fail-on
-  2    usage error: unknown run, metric or axis, missing file, bad argument
-  3    cannot run: a dependency is missing or of a version that does not work
-  130  interrupted (Ctrl-C)
-
-`tbmf COMMAND --help` describes each command.
-"""
-
 
 class _Parser(argparse.ArgumentParser):
     """argparse with one-line errors, like every other usage error."""
@@ -81,14 +49,20 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The parser, its texts in the language `lang.use` chose."""
     parser = _Parser(
         prog="tbmf",
-        description=DESCRIPTION,
-        epilog=EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description=lang.tr("cli.help.main.description"),
+        epilog=lang.tr("cli.help.main.epilog"),
+        formatter_class=lang.HelpFormatter,
+        add_help=False,
     )
+    lang.add_help_option(parser)
     parser.add_argument(
-        "--version", action="version", version=f"tbmf {__version__}"
+        "--version",
+        action="version",
+        version=f"tbmf {__version__}",
+        help=lang.option_help("cli.help.main.version"),
     )
     commands = parser.add_subparsers(
         dest="command", metavar="COMMAND", required=True
@@ -103,9 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs one command; returns its exit code."""
+    if argv is None:
+        argv = sys.argv[1:]
+    # The language of --help and of argparse's own errors: --lang as
+    # written on the command line, else the locale.
+    lang.use(argparse.Namespace(lang=lang.from_argv(argv)))
     parser = build_parser()
-    # The locale's language until --lang is read (argparse's own errors).
-    lang.use(argparse.Namespace())
     args = parser.parse_args(argv)
     lang.use(args)
     try:

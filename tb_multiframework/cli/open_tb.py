@@ -2,7 +2,7 @@
 
 TensorBoard is started with `--logdir_spec RUN:LOGDIR/RUN,...`, which keeps
 each run's name (the tab reads the spec with TensorBoard's own parser); the
-printed link opens the Multiframework tab's Compare view with those runs
+printed link opens the Frameworks tab's Compare view with those runs
 selected, in the URL format of `frontend/state.js`:
 `<url>#tb_multiframework&tbmf.view=compare&tbmf.sel=<runs>&tbmf.cm=<metric>`.
 """
@@ -19,20 +19,8 @@ import webbrowser
 from typing import Any
 from urllib.parse import quote
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 
-HELP = "start TensorBoard on some runs and print the tab's link to them"
-EPILOG = """\
-examples:
-  tbmf open runs/ tf_run torch_run
-  tbmf open runs/ keras_fit pytorch_sgd --metric loss/val --x epoch
-  tbmf open runs/ tf_run torch_run --port 6007 --browser
-
-TensorBoard reads only the named runs (a RUN may be a directory of runs)
-and keeps running until Ctrl-C; its messages go to stderr. The link (on
-stdout) opens the Multiframework tab's Compare view with those runs
-selected, the metric, the axis and the first run as the baseline.
-"""
 PLUGIN_ID = "tb_multiframework"  # state.js PLUGIN_ID: the tab's hash id
 PARENT_PREFIX = "tbmf."  # state.js PARENT_PREFIX
 # State keys: state.js KEYS (view, selection) and compare.js COMPARE_KEYS.
@@ -48,20 +36,36 @@ _SPEC_UNSAFE = re.compile(r"[,:]")  # they separate --logdir_spec entries
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "open", HELP, EPILOG)
-    parser.add_argument(
-        "runs", metavar="RUN", nargs="+", help="runs (or directories of runs)"
-    )
-    parser.add_argument("--metric", metavar="M", help="the metric to show")
-    parser.add_argument(
-        "--x", metavar="AXIS", help="step, epoch, relative, wall or progress"
-    )
-    parser.add_argument("--port", type=int, help="TensorBoard's --port")
-    parser.add_argument(
-        "--host", default="localhost", help="TensorBoard's --host"
+    parser = common.add_command(
+        commands,
+        "open",
+        lang.tr("cli.help.open.summary"),
+        lang.tr("cli.help.open.epilog"),
     )
     parser.add_argument(
-        "--browser", action="store_true", help="also open the link"
+        "runs",
+        metavar="RUN",
+        nargs="+",
+        help=lang.option_help("cli.help.open.runs"),
+    )
+    parser.add_argument(
+        "--metric", metavar="M", help=lang.option_help("cli.help.open.metric")
+    )
+    parser.add_argument(
+        "--x", metavar="AXIS", help=lang.option_help("cli.help.open.x")
+    )
+    parser.add_argument(
+        "--port", type=int, help=lang.option_help("cli.help.open.port")
+    )
+    parser.add_argument(
+        "--host",
+        default="localhost",
+        help=lang.option_help("cli.help.open.host"),
+    )
+    parser.add_argument(
+        "--browser",
+        action="store_true",
+        help=lang.option_help("cli.help.open.browser"),
     )
     parser.set_defaults(handler=run)
 
@@ -71,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
         common.check_axis(args.x)
     logdir = args.logdir
     if "://" not in logdir and not os.path.isdir(logdir):
-        raise common.UsageError(f"LOGDIR {logdir!r} is not a directory")
+        raise common.UsageError(
+            lang.tr("cli.err.notADirectory", logdir=repr(logdir))
+        )
     from tb_multiframework import wiring  # noqa: PLC0415 - numpy, readers
 
     on_disk = wiring.build_stack(logdir, layouts=False).loader.runs_on_disk()

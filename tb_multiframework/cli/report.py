@@ -11,37 +11,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tb_multiframework import __version__
-from tb_multiframework.cli import common, export, selection, speed
+from tb_multiframework.cli import common, export, lang, selection, speed
 
-HELP = "a candidate against a baseline: Markdown card or HTML page"
-EPILOG = """\
-examples:
-  tbmf report runs/ --baseline tf_run --candidate torch_run --out card.md
-  tbmf report runs/ -a tf_run -b torch_run --x epoch --out report.html
-  tbmf report runs/ -a tf_run -b torch_run --metric loss/val \\
-      --metric accuracy/val --tolerance 0.02 --out card.md
-
-FILE ending in .md: one table line per metric with the baseline's and the
-candidate's value (last, or best with --compare best), the change, and a
-verdict against --tolerance (relative to the baseline): ✅ within it or
-better, ❌ worse by more, ⚠️ changed by more where the metric's direction is
-unknown (lower is better for losses, errors and times; higher for
-accuracy, AUC, F1, IoU, precision, recall, throughput), or not comparable.
-FILE ending in .html: one page that opens from disk without network: the
-same summary, each metric's curves on --x with the difference chart (the
-tab's data: smoothed over every point, downsampled keeping extremes), and
-the runs' metadata. --format overrides the extension (with --out -: stdout).
-"""
 _DEFAULT_TOLERANCE = 0.05  # relative change counted as no change
 _DEFAULT_POINTS = 2000  # points per series in the HTML charts
 FORMATS = {".md": "md", ".markdown": "md", ".html": "html", ".htm": "html"}
 
 
 def register(commands: Any) -> None:
-    parser = common.add_command(commands, "report", HELP, EPILOG)
+    parser = common.add_command(
+        commands,
+        "report",
+        lang.tr("cli.help.report.summary"),
+        lang.tr("cli.help.report.epilog"),
+    )
     selection.add_pair_arguments(parser, positional=False)
     common.add_metrics_argument(
-        parser, "a metric key or name; repeat for more (default: all shared)"
+        parser, lang.option_help("cli.help.common.metrics")
     )
     export.add_axis_arguments(parser)
     parser.add_argument(
@@ -49,27 +35,37 @@ def register(commands: Any) -> None:
         type=common.parse_nonnegative,
         default=_DEFAULT_TOLERANCE,
         metavar="T",
-        help="relative change judged as no change "
-        f"(default {_DEFAULT_TOLERANCE} = {_DEFAULT_TOLERANCE * 100:g}%%)",
+        help=lang.option_help(
+            "cli.help.report.tolerance",
+            default=_DEFAULT_TOLERANCE,
+            percent=f"{_DEFAULT_TOLERANCE * 100:g}",
+        ),
     )
     parser.add_argument(
         "--compare",
         choices=("last", "best"),
         default="last",
-        help="which value of each run the verdict compares (default last)",
+        help=lang.option_help("cli.help.report.compare"),
     )
     parser.add_argument(
         "--points",
         type=int,
         default=_DEFAULT_POINTS,
         metavar="N",
-        help=f"points per curve in the HTML charts (default {_DEFAULT_POINTS})",
+        help=lang.option_help(
+            "cli.help.report.points", default=_DEFAULT_POINTS
+        ),
     )
     parser.add_argument(
-        "--out", metavar="FILE", required=True, help="FILE.md or FILE.html"
+        "--out",
+        metavar="FILE",
+        required=True,
+        help=lang.option_help("cli.help.report.out"),
     )
     parser.add_argument(
-        "--format", choices=("md", "html"), help="instead of the extension"
+        "--format",
+        choices=("md", "html"),
+        help=lang.option_help("cli.help.report.format"),
     )
     parser.set_defaults(handler=run)
 
@@ -106,13 +102,15 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format or FORMATS.get(os.path.splitext(args.out)[1].lower())
     if fmt is None:
         raise common.UsageError(
-            f"--out {args.out!r}: end it in .md or .html, or give --format"
+            lang.tr("cli.err.outFormat", out=repr(args.out))
         )
     common.check_axis(args.x)
     from tb_multiframework.core.downsample import MAX_POINTS  # noqa: PLC0415
 
     if not 1 <= args.points <= MAX_POINTS:
-        raise common.UsageError(f"--points must be in [1, {MAX_POINTS}]")
+        raise common.UsageError(
+            lang.tr("cli.err.range", option="--points", max=MAX_POINTS)
+        )
     stack = common.load(args)
     data = gather(stack, args, with_charts=fmt == "html")
     common.warn_run_problems(args, data.runs)

@@ -13,7 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 from tb_multiframework.cli.speed import SPEED_NAMES
 
 
@@ -114,13 +114,18 @@ def pair_metrics(
                 and {x["run"] for x in m["members"]} & set(runs_c)
             }
         )
-        wanted = ", ".join(metric_tokens) or "any metric"
+        wanted = ", ".join(metric_tokens) or lang.tr("cli.err.anyMetric")
         raise common.UsageError(
-            f"{baseline!r} and {candidate!r} do not both have {wanted}; "
-            + (
-                f"metrics both have: {', '.join(shared)}"
-                if shared
-                else "they share no metric"
+            lang.tr(
+                "cli.err.notShared",
+                a=repr(baseline),
+                b=repr(candidate),
+                wanted=wanted,
+                shared=(
+                    lang.tr("cli.err.sharedMetrics", metrics=", ".join(shared))
+                    if shared
+                    else lang.tr("cli.err.noSharedMetric")
+                ),
             )
         )
     return Pairing(runs_b, runs_c, paired, one_sided)
@@ -132,10 +137,14 @@ def add_pair_arguments(
     """The two runs: RUN_A RUN_B, or --baseline and --candidate."""
     if positional:
         parser.add_argument(
-            "baseline", metavar="RUN_A", help="the reference run (or dir)"
+            "baseline",
+            metavar="RUN_A",
+            help=lang.option_help("cli.help.common.runA"),
         )
         parser.add_argument(
-            "candidate", metavar="RUN_B", help="the run compared with it"
+            "candidate",
+            metavar="RUN_B",
+            help=lang.option_help("cli.help.common.runB"),
         )
     else:
         parser.add_argument(
@@ -143,14 +152,14 @@ def add_pair_arguments(
             "-a",
             metavar="RUN",
             required=True,
-            help="the reference run (or a directory of runs)",
+            help=lang.option_help("cli.help.common.baseline"),
         )
         parser.add_argument(
             "--candidate",
             "-b",
             metavar="RUN",
             required=True,
-            help="the run held against it",
+            help=lang.option_help("cli.help.common.candidate"),
         )
 
 
@@ -196,20 +205,22 @@ def config_rows(diff: dict[str, Any] | None) -> list[tuple[str, str, str]]:
 def config_summary(diff: dict[str, Any] | None) -> str:
     """`2 of 9 keys differ (config 889abb73 → fc67a21a)` and the like."""
     if diff is None:
-        return "the same run"
+        return lang.tr("cli.config.sameRun")
     if not diff["keys"]:
-        return "no hyper-parameters logged"
+        return lang.tr("cli.config.none")
     base, cand = diff["runs"]
     hashes = diff["configHashes"]
     differing = sum(entry["differs"] for entry in diff["keys"])
     what = (
-        "all the same"
+        lang.tr("cli.config.allSame")
         if not differing
-        else f"{differing} of {len(diff['keys'])} keys differ"
+        else lang.tr("cli.config.differ", n=differing, total=len(diff["keys"]))
     )
-    return (
-        f"{what} (config {hashes.get(base) or common.MISSING} → "
-        f"{hashes.get(cand) or common.MISSING})"
+    return lang.tr(
+        "cli.config.summary",
+        what=what,
+        a=hashes.get(base) or common.MISSING,
+        b=hashes.get(cand) or common.MISSING,
     )
 
 

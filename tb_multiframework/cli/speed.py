@@ -13,7 +13,7 @@ import argparse
 from dataclasses import dataclass
 from typing import Any
 
-from tb_multiframework.cli import common
+from tb_multiframework.cli import common, lang
 
 
 @dataclass(frozen=True)
@@ -175,19 +175,25 @@ def check(
 
 def check_lines(result: dict[str, Any]) -> list[str]:
     word = "PASS" if result["passed"] else "FAIL"
-    who = (
-        f"{common.printable(str(result['candidate']['run']))} vs "
-        f"{common.printable(str(result['baseline']['run']))}"
+    who = lang.tr(
+        "cli.check.runs",
+        candidate=common.printable(str(result["candidate"]["run"])),
+        baseline=common.printable(str(result["baseline"]["run"])),
     )
     item = result["values"]
     if item is None:
         return [f"{word}  {result['metric']}: {who}: {result['reason']}"]
+    derived = lang.tr("cli.check.derived", label=item["label"])
+    tolerance = lang.tr(
+        "cli.check.tolerance",
+        percent=f"{result['tolerance'] * 100:g}",
+        direction=lang.tr(f"report.direction.{item['direction']}"),
+    )
     return [
-        f"{word}  {result['metric']} ({item['label']}, derived from wall time): "
+        f"{word}  {result['metric']} ({derived}): "
         f"{who}: {format_figure(item['baseline'], item['unit'])} → "
         f"{format_figure(item['candidate'], item['unit'])}"
-        f"{_change_text(item)}; tolerance {result['tolerance'] * 100:g}%, "
-        f"{'lower' if item['direction'] == 'min' else 'higher'} is better"
+        f"{_change_text(item)}; {tolerance}"
     ]
 
 

@@ -129,6 +129,7 @@ class Column:
         min_width: Cells an elided column keeps at least.
         drop: Order in which columns are left out when even the narrowest
             table is too wide: highest first; 0 is never left out.
+        label: The header in the reader's language, when not `title`.
     """
 
     title: str
@@ -137,6 +138,11 @@ class Column:
     keep_tail: bool = False
     min_width: int = 6
     drop: int = 0
+    label: str = ""
+
+    @property
+    def heading(self) -> str:
+        return self.label or self.title
 
 
 def display_width(text: str) -> int:
@@ -182,12 +188,12 @@ def render_table(
     `min_width`; if that is not enough, columns are left out by `drop`.
 
     Returns:
-        (lines, titles of the columns left out).
+        (lines, headings of the columns left out).
     """
     gap = 2
     keep = list(range(len(columns)))
     widths = [
-        max([display_width(c.title)] + [display_width(r[i]) for r in rows])
+        max([display_width(c.heading)] + [display_width(r[i]) for r in rows])
         for i, c in enumerate(columns)
     ]
 
@@ -195,7 +201,7 @@ def render_table(
         c = columns[i]
         if not c.elide:
             return widths[i]
-        return min(widths[i], max(c.min_width, display_width(c.title)))
+        return min(widths[i], max(c.min_width, display_width(c.heading)))
 
     def total(indices: list[int], sizes: dict[int, int]) -> int:
         return sum(sizes[i] for i in indices) + gap * (len(indices) - 1)
@@ -208,7 +214,7 @@ def render_table(
     while total(keep, floors) > width and droppable:
         i = droppable.pop(0)
         keep.remove(i)
-        dropped.append(columns[i].title)
+        dropped.append(columns[i].heading)
     sizes = {i: widths[i] for i in keep}
     excess = total(keep, sizes) - width
     while excess > 0:
@@ -219,7 +225,7 @@ def render_table(
         sizes[widest] -= 1
         excess -= 1
     lines = []
-    for cells in [[c.title for c in columns], *rows]:
+    for cells in [[c.heading for c in columns], *rows]:
         parts = []
         for i in keep:
             text = elide(cells[i], sizes[i], columns[i].keep_tail)

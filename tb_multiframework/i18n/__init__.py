@@ -18,6 +18,7 @@ import functools
 import json
 import os
 import re
+import types
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -64,16 +65,21 @@ def lang_from_environment(environ: Mapping[str, str] | None = None) -> str:
 
 @functools.cache
 def catalog(lang: str) -> Mapping[str, str]:
-    """The messages of one supported language (id → text).
+    """The messages of one supported language (id → text), read once.
 
     Raises:
         ValueError: `lang` is not one of LANGUAGES.
     """
     if lang not in LANGUAGES:
         raise ValueError(f"unknown language {lang!r}; one of {LANGUAGES}")
+    return _read_catalog(lang)
+
+
+@functools.cache
+def _read_catalog(lang: str) -> Mapping[str, str]:
     path = _CATALOG_DIR / f"{lang}.json"
     with path.open(encoding="utf-8") as f:
-        return dict(json.load(f))
+        return types.MappingProxyType(dict(json.load(f)))
 
 
 def messages(lang: str) -> dict[str, str]:

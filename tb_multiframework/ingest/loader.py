@@ -423,17 +423,23 @@ class Loader(PeriodicReload):
         self, state: _RunState, file_state: LogFile, buf: bytes
     ) -> int:
         """Frames and decodes `buf`; keeps what is not yet a whole record."""
-        frame = visualdl.frame if file_state.format == "visualdl" else None
-        framing = (frame or tfrecord.frame_records)(
-            buf,
-            file_offset=file_state.offset,
-            search_from=file_state.searched,
-        )
-        starts, lengths = framing.starts, framing.lengths
-        if frame is not None:
-            chunk = visualdl.decode_records(buf, starts, lengths)
+        where = {
+            "file_offset": file_state.offset,
+            "search_from": file_state.searched,
+        }
+        if file_state.format == "visualdl":
+            framing = visualdl.frame(buf, **where)
+            chunk = visualdl.decode_records(
+                buf, framing.starts, framing.lengths
+            )
         else:
-            chunk = tfevents.decode_records(buf, starts, lengths, state.plugins)
+            framing = tfrecord.frame_records(
+                buf, before=file_state.consumed_tail, **where
+            )
+            chunk = tfevents.decode_records(
+                buf, framing.starts, framing.lengths, state.plugins
+            )
+        starts = framing.starts
         for problem in [*framing.problems, *chunk.problems]:
             file_state.note(problem)
         consumed = framing.consumed

@@ -97,6 +97,12 @@ class LogFile:
         self._stamp: tuple[int, int] | None = None  # (size, mtime in ns)
         self._fingerprint = b""  # the file's first bytes, as read
 
+    @property
+    def consumed_tail(self) -> bytes:
+        """The last bytes consumed, ending at `offset` (the end of the last
+        record read, or of skipped damage)."""
+        return self._tail
+
     def note(self, problem: str) -> None:
         if len(self.problems) < MAX_WARNINGS:
             self.problems.append(problem)

@@ -57,7 +57,11 @@ class Framing:
 
 
 def frame_records(
-    buf: bytes, *, file_offset: int = 0, search_from: int = 0
+    buf: bytes,
+    *,
+    file_offset: int = 0,
+    search_from: int = 0,
+    before: bytes = b"",
 ) -> Framing:
     """Cuts `buf` into records, checking both checksums of each.
 
@@ -67,11 +71,22 @@ def frame_records(
     record being written contains no whole records. Damage is skipped to the
     next whole valid record, so at most one real record is ever pending.
 
+    A record cut short inside its payload checksum and then appended to
+    (a crashed writer, then a new one) can still pass both checksums: the
+    bytes the next record lends it happen to complete its checksum (1 in 256
+    when one byte is missing). Its payload is then the one written, and the
+    next record starts up to three bytes *before* its end. So where the
+    chain of records breaks right after a record, the last three bytes of
+    that record are searched for a record start first (`_overlapping`).
+
     Args:
       buf: bytes read from a file, starting at a record boundary.
       file_offset: position of `buf` in its file, for messages.
       search_from: position in `buf` before which an earlier call found no
         record starting inside the pending bytes (its `searched`).
+      before: the bytes of the file just before `buf` (its last three
+        count): where the chain breaks at the start of `buf`, a record may
+        have started inside them (see above).
 
     Returns:
       The records, how much of `buf` is consumed, and any corruption found.
@@ -98,12 +113,42 @@ def frame_records(
                     searched=tail.searched,
                 )
             bad_at, why = stop, tail
+            after_record = len(starts) > 0 or pos == 0
         else:
             starts_parts.append(starts[:bad])
             lengths_parts.append(lengths[:bad])
             bad_at = int(starts[bad]) - _HEADER
             why = "a record whose checksum does not match"
+            after_record = bad > 0 or pos == 0
+        back_whole, back_arriving = (
+            _overlapping(buf, before if bad_at == 0 else b"", bad_at)
+            if after_record
+            else (None, None)
+        )
+        if back_whole is not None:
+            start, length = back_whole
+            starts_parts.append(np.array([start], np.int64))
+            lengths_parts.append(np.array([length], np.int64))
+            problems.append(
+                f"a record cut short before byte {file_offset + bad_at}: the "
+                f"next one starts {bad_at - start + _HEADER} bytes before its "
+                f"end (both pass their checksums, both read)"
+            )
+            pos = start + length + _FOOTER
+            continue
         whole, arriving = _find_record(array, buf, bad_at + 1)
+        if whole is None and back_arriving is not None:
+            # A record overlapping the last one is still being written:
+            # keep everything after that last one, and look back again
+            # when more has arrived.
+            return Framing(
+                starts=np.concatenate(starts_parts),
+                lengths=np.concatenate(lengths_parts),
+                consumed=bad_at,
+                problems=tuple(problems),
+                need=back_arriving - bad_at,
+                searched=bad_at,
+            )
         resume = whole if whole is not None else arriving
         if resume is None:
             # Nothing valid after the damage yet; keep the last bytes in case
@@ -265,6 +310,44 @@ def _guess(
             break
     found = np.concatenate(accepted) if accepted else np.zeros(0, np.int64)
     return found, pos
+
+
+_LOOKBACK = _FOOTER - 1  # bytes of a record's checksum the next may share
+
+
+def _overlapping(
+    buf: bytes, before: bytes, at: int
+) -> tuple[tuple[int, int] | None, int | None]:
+    """A record starting in the last bytes before `at` (where a record
+    ended and no record starts), the earliest first.
+
+    Positions below 0 are in `before` (the bytes of the file before `buf`).
+
+    Returns:
+      ((payload start, payload length) of a whole valid record, or None;
+      the end of a record whose valid header is there but whose bytes run
+      past `buf`, or None).
+    """
+    arriving = None
+    for pos in range(max(at - _LOOKBACK, -min(len(before), _LOOKBACK)), at):
+        head = (before[len(before) + pos :] if pos < 0 else b"") + buf[
+            max(pos, 0) : pos + _HEADER
+        ]
+        if len(head) < _HEADER:
+            continue
+        (length,) = _LENGTH.unpack_from(head)
+        (stored,) = _CRC.unpack_from(head, 8)
+        if length > MAX_RECORD_BYTES or masked_crc32c(head[:8]) != stored:
+            continue
+        start = pos + _HEADER
+        end = start + length + _FOOTER
+        if end > len(buf):
+            arriving = end if arriving is None else arriving
+            continue
+        (stored,) = _CRC.unpack_from(buf, end - _FOOTER)
+        if masked_crc32c(buf[start : end - _FOOTER]) == stored:
+            return (start, length), arriving
+    return None, arriving
 
 
 def _header_ok(buf: bytes, pos: int) -> bool:

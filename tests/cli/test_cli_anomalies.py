@@ -36,7 +36,7 @@ def test_table_lists_each_finding(demo_logdir, demo_routes) -> None:
     assert len(lines) == len(found) + 2
     for line, item in zip(lines[1:], found):
         assert line.split()[:3] == [item["run"], item["metric"], item["kind"]]
-    assert lines[-1].startswith(f"{len(found)} finding")
+    assert lines[-1].startswith(f"{len(found)} found in ")
 
 
 def test_fail_on_a_divergence(tmp_path) -> None:
@@ -61,7 +61,7 @@ def test_fail_on_a_divergence(tmp_path) -> None:
         "anomalies", str(tmp_path), "--run", "healthy", "--fail-on", "any"
     )
     assert healthy.code == 0, healthy.out
-    assert healthy.out.strip().endswith("0 findings in 1 series")
+    assert healthy.out.strip().endswith("0 found in 1 series")
     human = tbmf("anomalies", str(tmp_path), "--fail-on", "nonfinite,spike")
     assert human.code == 1
     assert "found nonfinite (--fail-on)" in human.err

@@ -9,27 +9,29 @@ import subprocess
 import sys
 import zipfile
 
+from tests.buildlock import building
 from tests.cli.conftest import DEMO_LOGS
 from tests.conftest import SOURCE
 
 
 def test_wheel_installs_a_working_tbmf(tmp_path) -> None:
     dist, target = tmp_path / "dist", tmp_path / "site"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            SOURCE,
-            "--no-deps",
-            "-q",
-            "-w",
-            str(dist),
-        ],
-        check=True,
-        cwd=tmp_path,
-    )
+    with building(SOURCE):
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                SOURCE,
+                "--no-deps",
+                "-q",
+                "-w",
+                str(dist),
+            ],
+            check=True,
+            cwd=tmp_path,
+        )
     (wheel,) = dist.glob("tb_multiframework-*.whl")
     with zipfile.ZipFile(wheel) as archive:
         (entry,) = [

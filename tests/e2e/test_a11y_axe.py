@@ -2,8 +2,9 @@
 WCAG 2.1 AA finding (issue 22).
 
 Each view is opened on the bundled demo as a user lands on it (Runs with a
-run's details open, Compare with the anomaly markers drawn, Histograms with
-its pair shown, Layouts on the logged layout's dashboard) and axe-core
+run's details open, Compare with the anomaly markers drawn, Metrics with a
+card's step table open, Histograms with its pair shown, Layouts on the
+logged layout's dashboard) and axe-core
 (tests/e2e/vendor/axe-core) checks the plugin's whole iframe, contrast
 included. Before the fixes of issue 22 it found (failing elements, light /
 dark): Runs 46 / 42, Compare 40 / 30, Histograms 12 / 10, Layouts 75 / 69;
@@ -66,9 +67,24 @@ def _layouts(frame: Frame) -> None:
     _idle_panels(frame)
 
 
+def _metrics(frame: Frame) -> None:
+    # The cards in view drawn, and one card's step table open (keyboard).
+    frame.wait_for_selector(
+        '.tbmf-met-card .tbmf-cmp-panel[data-state="ready"]',
+        timeout=_TIMEOUT_MS,
+    )
+    _idle_panels(frame)
+    frame.locator(".tbmf-met-card [role=figure]").first.focus()
+    frame.page.keyboard.press("End")
+    frame.wait_for_selector(
+        '.tbmf-met-table[data-state="ready"]', timeout=_TIMEOUT_MS
+    )
+
+
 VIEWS: dict[str, Callable[[Frame], None]] = {
     "runs": _runs,
     "compare": _compare,
+    "metrics": _metrics,
     "histograms": _histograms,
     "layouts": _layouts,
 }

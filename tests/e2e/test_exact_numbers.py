@@ -147,3 +147,61 @@ def test_value_formatting_never_changes_a_digit_silently(
         "0–9,007,199,254,740,993",
         "epoch 8",
     ]
+
+
+def test_tooltip_header_shows_huge_steps_exactly(
+    tb_server, tb_page, open_tab, huge_logdir
+) -> None:
+    """The chart tooltip's x header at a step beyond 2**53 read
+    "≈9.223372036854776e18" though the step travels exactly (i8 steps,
+    BigInt): it shows every digit of the step under the cursor."""
+    server = tb_server(logdir=huge_logdir)
+    frame = open_tab(
+        tb_page,
+        server,
+        suffix="#tb_multiframework&tbmf.view=compare&tbmf.ct=loss"
+        "&tbmf.cx=step&tbmf.sel=two63",
+    )
+    chart = ".tbmf-cmp-panel > .tbmf-cmp-panel__chart .tbmf-chart"
+    frame.wait_for_selector('.tbmf-cmp-panel[data-state="ready"]')
+    frame.wait_for_function(
+        f"""() => {{
+          const u = document.querySelector('{chart}')?.tbmfChart?.uplot;
+          return u && u.data[0].length === 4;
+        }}"""
+    )
+    # The last point (step 2**63 - 1) at the plot's right edge: hover it
+    # with the real mouse (uPlot reads the pointer's position).
+    point = frame.evaluate(
+        """sel => {
+          const u = document.querySelector(sel).tbmfChart.uplot;
+          const r = u.over.getBoundingClientRect();
+          const x = u.data[0][3];
+          return {x: r.left + u.valToPos(x, "x") - 1,
+                  y: r.top + r.height / 2};
+        }""",
+        chart,
+    )
+    box = tb_page.page.locator("iframe").bounding_box()
+    assert box is not None
+    mouse = tb_page.page.mouse
+    mouse.move(box["x"] + point["x"] - 20, box["y"] + point["y"])
+    mouse.move(box["x"] + point["x"], box["y"] + point["y"])
+    head = frame.locator(f"{chart} .tbmf-chart__tooltip-head")
+    head.wait_for(state="visible")
+    assert head.inner_text() == f"step {HUGE['two63']:,}"
+    # A step below 2**53 is exact as a double anyway: no marker either.
+    first = frame.evaluate(
+        """sel => {
+          const u = document.querySelector(sel).tbmfChart.uplot;
+          const r = u.over.getBoundingClientRect();
+          return {x: r.left + u.valToPos(u.data[0][0], "x") + 1,
+                  y: r.top + r.height / 2};
+        }""",
+        chart,
+    )
+    mouse.move(box["x"] + first["x"], box["y"] + first["y"])
+    frame.wait_for_function(
+        f"""() => document.querySelector('{chart} .tbmf-chart__tooltip-head')
+                   ?.textContent === 'step 0'"""
+    )

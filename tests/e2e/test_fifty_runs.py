@@ -788,3 +788,106 @@ def test_interaction_timings_are_measured(
         "log-y", "outliers", "axis", "smoothing", "baseline", "zoom",
         "legend", "selection", "diff-mode",
     }  # fmt: skip
+
+
+# Speed under load (issue 22): what a redraw must not do again.
+
+_MARK = """() => {
+  const marked = [
+    ...document.querySelectorAll(
+      '.tbmf-cmp-panel > .tbmf-cmp-panel__chart .tbmf-chart__legend-item'),
+    ...document.querySelectorAll('.tbmf-cmp-run'),
+    ...document.querySelectorAll('[data-control="baseline"] option'),
+  ];
+  for (const el of marked) el.tbmfKept = true;
+  return marked.length;
+}"""
+
+_KEPT = """() => {
+  const kept = (sel) => {
+    const now = [...document.querySelectorAll(sel)];
+    return [now.length, now.filter((el) => el.tbmfKept).length];
+  };
+  return {
+    legend: kept(
+      '.tbmf-cmp-panel > .tbmf-cmp-panel__chart .tbmf-chart__legend-item'),
+    runs: kept('.tbmf-cmp-run'),
+    baselines: kept('[data-control="baseline"] option'),
+  };
+}"""
+
+
+def test_chart_only_changes_keep_the_lists_and_need_no_request(
+    tb_page, server, sweep, open_tab
+) -> None:
+    """At load 5–6 the 50-run interactions took 340–620 ms: each rebuilt the
+    run list, the legend and the baseline options (hundreds of elements to
+    lay out) and asked the server again for answers it had just drawn.
+    Log y, smoothing back, a zoom and its reset now keep those elements
+    (the same nodes) and draw without a request; measured by the tab
+    itself (`tbmf:<kind>`, `detail.fetched`)."""
+    frame = _open_compare(tb_page, server, open_tab)
+    marked = frame.evaluate(_MARK)
+    # 50 legend entries, 50 runs in the picker, "None" + 50 baselines.
+    assert marked == 50 + 50 + 51
+
+    results = {
+        "log y": _timed(
+            frame, "log-y", lambda: frame.click('[data-control="log-y"]')
+        ),
+        "log y back": _timed(
+            frame, "log-y", lambda: frame.click('[data-control="log-y"]')
+        ),
+    }
+    _timed(
+        frame,
+        "smoothing",
+        lambda: frame.fill('[data-control="smoothing"]', "0.6"),
+    )
+    results["smoothing back"] = _timed(
+        frame,
+        "smoothing",
+        lambda: frame.fill('[data-control="smoothing"]', "0"),
+    )
+    assert frame.evaluate(_KEPT) == {
+        "legend": [50, 50],
+        "runs": [50, 50],
+        "baselines": [51, 51],
+    }
+    box = frame.evaluate(f"""() => {{
+          const u = document.querySelector('{_MAIN}').tbmfChart.uplot;
+          const r = u.over.getBoundingClientRect();
+          return [r.left + u.valToPos(4000, 'x'),
+                  r.left + u.valToPos(9000, 'x'), r.top + r.height / 2];
+        }}""")
+    dx, dy = _iframe_offset(tb_page)
+
+    def drag() -> None:
+        mouse = tb_page.page.mouse
+        mouse.move(dx + box[0], dy + box[2])
+        mouse.down()
+        mouse.move(dx + box[1], dy + box[2], steps=4)
+        mouse.up()
+
+    results["zoom"] = _timed(frame, "zoom", drag)
+    # The window is drawn at once from the points already loaded...
+    scale = frame.evaluate(
+        f"""() => {{
+          const u = document.querySelector('{_MAIN}').tbmfChart.uplot;
+          return [u.scales.x.min, u.scales.x.max];
+        }}"""
+    )
+    assert 3900 < scale[0] < 4100 and 8900 < scale[1] < 9100
+    # ... and then loaded in full detail (a request of its own).
+    _wait_idle(frame)
+    assert "xMin=" in (frame.get_attribute(_PANEL, "data-query") or "")
+    results["zoom reset"] = _timed(
+        frame, "zoom", lambda: frame.dblclick(f"{_MAIN} .u-over")
+    )
+    print("\nchart-only interactions (ms, fetched):", results)
+    for name, result in results.items():
+        assert result["fetched"] is False, name
+    # The window's answer has other point counts in the legend's notes:
+    # the legend follows them; the lists stay.
+    kept = frame.evaluate(_KEPT)
+    assert kept["runs"] == [50, 50] and kept["baselines"] == [51, 51]

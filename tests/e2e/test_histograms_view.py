@@ -490,3 +490,85 @@ def test_slider_keeps_its_position_across_axis_buttons(
     )
     assert slider.input_value() == str(index)
     assert index < len(progress["positions"]) - 1  # not the last one
+
+
+def _pointer_at(tb_page, frame: Frame, selector: str, fx: float, fy: float):
+    """Moves the real mouse to a fraction (fx, fy) of an element's box;
+    returns the point in the iframe's window coordinates."""
+    point = frame.eval_on_selector(
+        selector,
+        """(el, [fx, fy]) => {
+          const r = el.getBoundingClientRect();
+          return {x: r.left + r.width * fx, y: r.top + r.height * fy};
+        }""",
+        [fx, fy],
+    )
+    box = tb_page.page.locator("iframe").bounding_box()
+    assert box is not None
+    mouse = tb_page.page.mouse
+    mouse.move(box["x"] + point["x"] - 5, box["y"] + point["y"] - 5)
+    mouse.move(box["x"] + point["x"], box["y"] + point["y"])
+    return point
+
+
+def _gap_to(frame: Frame, tooltip: str, point: dict[str, float]) -> float:
+    """Pixels between the point and the nearest edge of the shown tooltip."""
+    frame.wait_for_selector(tooltip, state="visible", timeout=_TIMEOUT_MS)
+    r = frame.eval_on_selector(
+        tooltip,
+        "el => { const r = el.getBoundingClientRect();"
+        " return [r.left, r.top, r.right, r.bottom]; }",
+    )
+    dx = max(r[0] - point["x"], 0.0, point["x"] - r[2])
+    dy = max(r[1] - point["y"], 0.0, point["y"] - r[3])
+    return float(np.hypot(dx, dy))
+
+
+def test_tooltips_stay_at_the_pointer_on_a_scrolled_page(
+    tb_server, tb_page, open_tab
+) -> None:
+    """The histogram and ridge tooltips are `position: fixed` but were
+    placed in the chart's own coordinates: off by the chart's place in the
+    window (far off once the page is scrolled). Each now sits beside the
+    pointer (the line chart's 14 px gap), scrolled or not."""
+    server = tb_server()
+    # A short window, so each chart is reached by scrolling.
+    tb_page.page.set_viewport_size({"width": 1000, "height": 560})
+    hash_part = "&".join(
+        f"tbmf.{key}={urllib.parse.quote(value, safe='')}"
+        for key, value in (
+            ("view", "histograms"),
+            ("ha", RUN_A),
+            ("hta", TAG_A),
+            ("hb", RUN_B),
+            ("htb", TAG_B),
+        )
+    )
+    frame = _open_view(
+        tb_page, server, open_tab, suffix=f"#{PLUGIN}&{hash_part}"
+    )
+    hist = ".tbmf-hist-charts__cell .tbmf-histchart .u-over"
+    ridge = '[data-ridge="b"] .tbmf-ridge canvas'
+    frame.wait_for_selector(hist, timeout=_TIMEOUT_MS)
+    frame.wait_for_selector(ridge, timeout=_TIMEOUT_MS)
+    for target, tooltip in (
+        (hist, ".tbmf-histchart .tbmf-chart__tooltip:not([hidden])"),
+        (ridge, '[data-ridge="b"] .tbmf-chart__tooltip:not([hidden])'),
+    ):
+        # Scroll the chart to the window's middle: the page scrolled.
+        scrolled = frame.eval_on_selector(
+            target,
+            """el => {
+              el.scrollIntoView({block: 'center'});
+              const s = document.scrollingElement;
+              let y = s.scrollTop;
+              for (let p = el.parentElement; p; p = p.parentElement) {
+                y += p.scrollTop;
+              }
+              return y;
+            }""",
+        )
+        assert scrolled > 0, "the page did not scroll: make the view taller"
+        point = _pointer_at(tb_page, frame, target, 0.4, 0.5)
+        assert _gap_to(frame, tooltip, point) <= 20
+        tb_page.page.mouse.move(0, 0)

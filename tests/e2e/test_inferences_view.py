@@ -59,29 +59,29 @@ def test_inferences_with_evidence_and_a_saved_correction(
     server, config = matrix_server
     frame = open_tab(tb_page, server)
     section = _open_details(frame, MM)
-    loops = _claim(section, "Loops")
+    loops = _claim(section, "loops")
     assert "time: 2 loops" in loops.inner_text()
-    epoch = _claim(section, "Epoch axis")
+    epoch = _claim(section, "epochAxis")
     assert "from the files" in epoch.inner_text()
     epoch.locator("summary").click()
     assert "counts from 1" in epoch.inner_text()
-    resumed = _claim(section, "Resumed")
+    resumed = _claim(section, "resume")
     assert "no" in resumed.locator(".tbmf-infer__value").inner_text()
     save_screenshot(tb_page, "inferences_mmengine.png")
 
     section = _open_details(frame, "restart")
-    trainer = _claim(section, "Trainer")
+    trainer = _claim(section, "trainer")
     assert "unknown" in trainer.inner_text()
     trainer.locator("summary").click()
     assert "no trainer's signature" in trainer.inner_text()
-    resumed = _claim(section, "Resumed")
+    resumed = _claim(section, "resume")
     assert "yes" in resumed.inner_text()
     resumed.get_by_role("button", name="Not a resume").click()
     # The correction is in the file, and the table says so once reloaded.
     frame.wait_for_function(
         """() => {
           const row = document.querySelector(
-            'tr.tbmf-detail-row[data-run="restart"] tr[data-inference="Resumed"]');
+            'tr.tbmf-detail-row[data-run="restart"] tr[data-inference="resume"]');
           return row && row.textContent.includes("set by you");
         }"""
     )

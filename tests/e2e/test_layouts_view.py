@@ -664,3 +664,31 @@ def test_editor_speaks_the_users_words_and_delete_needs_no_reload(
         "!document.querySelector('.tbmf-lay-editor')", timeout=10_000
     )
     assert _saved_layouts(server) == {}
+
+
+def test_discarding_a_new_layouts_restored_changes_keeps_its_name(
+    server, tb_page, open_tab, plugin_frame
+) -> None:
+    """A new layout's unsaved changes come back after a reload with
+    "Discard them": that emptied the layout's name (an unsaved new layout
+    with no name). It returns to the new layout as first opened, default
+    name included, with nothing unsaved."""
+    frame = _open_layouts(tb_page, server, open_tab)
+    frame.click('.tbmf-lay-list-card [data-action="new-layout"]')
+    frame.wait_for_selector(".tbmf-lay-editor")
+    default = frame.input_value('[data-field="name"]')
+    assert default.strip()
+    frame.fill('[data-field="name"]', "Half-made")
+    frame.click('[data-action="add-category"]')
+    frame.fill('[data-field="category-title"]', "Loss")
+    # Leave it unsaved: a reload restores the changes (sessionStorage).
+    frame.wait_for_timeout(300)
+    tb_page.page.reload()
+    frame = plugin_frame(tb_page)
+    frame.wait_for_selector('[data-action="discard-restored"]')
+    assert frame.input_value('[data-field="name"]') == "Half-made"
+    frame.click('[data-action="discard-restored"]')
+    assert frame.input_value('[data-field="name"]') == default
+    assert frame.locator('[data-field="category-title"]').count() == 0
+    assert frame.get_attribute(".tbmf-lay-editor", "data-dirty") == "false"
+    assert frame.locator('[data-action="discard-restored"]').count() == 0

@@ -136,3 +136,75 @@ def test_copy_link_copies_the_tensorboard_url(
     copied = tb_page.page.evaluate("navigator.clipboard.readText()")
     assert copied == tb_page.page.url
     assert _hash_params(copied)["tbmf.view"] == "compare"
+
+
+def _panel_query(frame: Frame) -> dict[str, str]:
+    """The arguments of the answer the Compare panel drew, once idle."""
+    frame.wait_for_function(
+        """() => {
+          const p = document.querySelector('.tbmf-cmp-panel');
+          return p && p.dataset.state === 'ready'
+            && !p.classList.contains('is-loading') && p.dataset.query;
+        }"""
+    )
+    query = frame.get_attribute(".tbmf-cmp-panel", "data-query") or ""
+    return dict(
+        (unquote(k), unquote(v))
+        for k, v in (
+            item.split("=", 1) for item in query.lstrip("?").split("&") if item
+        )
+    )
+
+
+def _wait_query(frame: Frame, **expected: str) -> dict[str, str]:
+    frame.wait_for_function(
+        """expected => {
+          const p = document.querySelector('.tbmf-cmp-panel');
+          if (!p || p.classList.contains('is-loading')) return false;
+          const q = new URLSearchParams(p.dataset.query || '');
+          return Object.entries(expected).every(([k, v]) => q.get(k) === v);
+        }""",
+        arg=expected,
+    )
+    return _panel_query(frame)
+
+
+def test_group_center_and_attempts_have_their_own_keys(
+    tb_server, tb_page, open_tab
+) -> None:
+    """`ca` meant both "all attempts" and the group center: choosing the
+    median and then the superseded attempts dropped the median (and an
+    old link's `ca=median` turned into attempts). Each has its own key;
+    an old link's `ca=median` still opens the median and survives."""
+    server = tb_server()
+    frame = open_tab(
+        tb_page,
+        server,
+        suffix="#tb_multiframework&tbmf.view=compare&tbmf.cg=framework",
+    )
+    _wait_query(frame, groupBy="framework", aggregate="mean")
+    frame.select_option('[data-control="aggregate"]', "median")
+    _wait_query(frame, aggregate="median")
+    frame.click('[data-control="more"] summary')
+    frame.click('[data-control="attempts"]')
+    query = _wait_query(frame, attempts="all")
+    assert query["aggregate"] == "median"
+    params = _hash_params(tb_page.page.url)
+    assert params["tbmf.ca"] == "all"
+    assert params["tbmf.cgc"] == "median"
+
+    # An old link: `ca=median` is the median, and stays it once the
+    # attempts toggle writes `ca`.
+    tb_page.page.goto("about:blank")
+    frame = open_tab(
+        tb_page,
+        server,
+        suffix="#tb_multiframework&tbmf.view=compare&tbmf.cg=framework"
+        "&tbmf.ca=median",
+    )
+    query = _wait_query(frame, groupBy="framework", aggregate="median")
+    assert "attempts" not in query
+    frame.click('[data-control="more"] summary')
+    frame.click('[data-control="attempts"]')
+    query = _wait_query(frame, attempts="all")
+    assert query["aggregate"] == "median"

@@ -61,7 +61,9 @@ def _payload(fmt: str, record: bytes) -> bytes:
 
 
 def _damaged(fmt: str, rng: np.random.Generator):
-    """(pieces of the damaged file, [(piece index, intact?)] for records)."""
+    """([(piece of the damaged file, intact?)], payloads written): intact
+    is True/False for a record (untouched or damaged), None for inserted
+    junk; the payloads are every record's, damaged or not."""
     records = _records(fmt, rng)
     pieces: list[tuple[bytes, bool | None]] = [(r, True) for r in records]
     # VisualDL has no checksum: a length field damaged into another
@@ -111,7 +113,7 @@ def _damaged(fmt: str, rng: np.random.Generator):
                 )
                 data = data[:start] + fill + data[stop:]
             pieces[index] = (data, intact and data == pieces[index][0])
-    return pieces
+    return pieces, [_payload(fmt, r) for r in records]
 
 
 def _frame_in_pieces(fmt: str, data: bytes, rng: np.random.Generator):
@@ -124,7 +126,13 @@ def _frame_in_pieces(fmt: str, data: bytes, rng: np.random.Generator):
     read, problems = [], []
     for a, b in zip([0, *cuts], [*cuts, len(data)]):
         buf = pending + data[a:b]
-        framing = frame(buf, file_offset=offset, search_from=searched)
+        before = {"before": data[max(0, offset - 3) : offset]}
+        framing = frame(
+            buf,
+            file_offset=offset,
+            search_from=searched,
+            **(before if fmt == "tfevents" else {}),
+        )
         read += [
             buf[s : s + n] for s, n in zip(framing.starts, framing.lengths)
         ]
@@ -140,7 +148,7 @@ def test_every_untouched_record_is_read_after_random_damage(fmt):
     print(f"seed {SEED} (TBMF_FUZZ_SEED={SEED} replays it)")
     for case in range(CASES):
         rng = np.random.default_rng([SEED, case, fmt == "tfevents"])
-        pieces = _damaged(fmt, rng)
+        pieces, written = _damaged(fmt, rng)
         data = b"".join(p for p, _ in pieces)
         intact = [_payload(fmt, p) for p, ok in pieces if ok]
         where = f"{fmt} case {case}, TBMF_FUZZ_SEED={SEED}"
@@ -153,7 +161,12 @@ def test_every_untouched_record_is_read_after_random_damage(fmt):
         if fmt == "tfevents":
             # Read in random appends, as a growing file is.
             read, problems = _frame_in_pieces(fmt, data, rng)
-            assert read == intact, where
+            # Every untouched record, in order, and nothing the writer did
+            # not write: a record whose checksum lost its last bytes, then
+            # completed by the next record's first, passes both checksums
+            # and is read (its payload is the one written).
+            assert _in_order(intact, read), where
+            assert _in_order(read, written), where
             assert bool(problems) or not reported, where
             continue
         # VisualDL, read at once: the untouched records, in order. Without
@@ -177,6 +190,12 @@ def test_every_untouched_record_is_read_after_random_damage(fmt):
         ]
         it = iter(read)
         assert all(any(r == p for r in it) for p in required), where
+
+
+def _in_order(part: list[bytes], whole: list[bytes]) -> bool:
+    """Whether `part` is `whole` with some items left out."""
+    it = iter(whole)
+    return all(any(w == p for w in it) for p in part)
 
 
 def test_tfevents_length_of_2_62_with_a_valid_checksum_is_skipped():
@@ -209,6 +228,64 @@ def test_plausible_length_over_whole_records_is_damage_not_pending():
         "announcing 104857600 bytes, but a whole valid record starts 12 "
         in (framing.problems[0])
     )
+
+
+# Steps whose record's last 1 or 2 checksum bytes equal the first bytes of
+# the record of _NEXT (its length, 0x1a 0x00): found by search, checked in
+# the test with TensorBoard's own writer.
+_CUT_STEPS = {1: 438, 2: 47948}
+_NEXT = eventfiles.scalar_event("loss", 7, 2.0, 0.5)
+
+
+@pytest.mark.parametrize("cut", sorted(_CUT_STEPS))
+def test_a_record_cut_in_its_checksum_then_appended_to_loses_nothing(
+    cut, tmp_path
+):
+    # A writer dies `cut` bytes short of the end of a record; a new writer
+    # appends. The bytes it appends complete the old record's checksum, so
+    # both records pass both checksums, overlapping by `cut` bytes.
+    cut_short = eventfiles.scalar_event("loss", _CUT_STEPS[cut], 1.0, 0.25)
+    first = eventfiles.record_bytes([cut_short])
+    after = [_NEXT, eventfiles.scalar_event("loss", 8, 3.0, 0.75)]
+    rest = eventfiles.record_bytes(after)
+    assert first[-cut:] == rest[:cut]  # the precondition, by TB's writer
+    data = first[:-cut] + rest
+    written = [cut_short, *after]
+    whole = tfrecord.frame_records(data)
+    assert _payloads(data, whole) == written and whole.consumed == len(data)
+    (problem,) = whole.problems
+    assert problem == (
+        f"a record cut short before byte {len(first)}: the next one starts "
+        f"{cut} bytes before its end (both pass their checksums, both read)"
+    )
+    # Appended at every possible place, as a growing file is read.
+    for at in range(len(data) + 1):
+        read, offset, pending = [], 0, b""
+        for piece in (data[:at], data[at:]):
+            buf = pending + piece
+            framing = tfrecord.frame_records(
+                buf, file_offset=offset, before=data[max(0, offset - 3) : offset]
+            )
+            read += _payloads(buf, framing)
+            offset += framing.consumed
+            pending = buf[framing.consumed :]
+        assert read == written and not pending, at
+    # And by the loader, the file growing in two writes.
+    path = tmp_path / "run" / "events.out.tfevents.1.host"
+    for at in (len(first) - cut, len(first), len(first) + 5):
+        eventfiles.write(str(path), data[:at])
+        store = Store()
+        loader = Loader(str(tmp_path), store, config=lambda: Config())
+        loader.reload()
+        with open(path, "ab") as handle:
+            handle.write(data[at:])
+        loader.reload()
+        steps = store.scalars("run", "loss").steps.tolist()
+        assert steps == [_CUT_STEPS[cut], 7, 8], at
+
+
+def _payloads(buf: bytes, framing: tfrecord.Framing) -> list[bytes]:
+    return [buf[s : s + n] for s, n in zip(framing.starts, framing.lengths)]
 
 
 def test_a_record_being_written_stays_pending_with_its_size():

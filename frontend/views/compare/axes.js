@@ -1,6 +1,7 @@
 // The x axes of the scalars route and how to label them (docs/conventions.md).
 
 import { formatValue } from "../../format.js";
+import { t } from "../../i18n.js";
 
 /** @typedef {'step' | 'epoch' | 'relative' | 'wall' | 'progress'} Axis */
 
@@ -14,50 +15,37 @@ import { formatValue } from "../../format.js";
  * @property {((x: number) => string) | undefined} formatX
  */
 
+/**
+ * One axis; its texts are getters, in the tab's language when read.
+ * @param {Axis} id
+ * @param {'number' | 'time'} xType
+ * @param {((x: number) => string) | undefined} formatX
+ * @returns {AxisInfo}
+ */
+function axis(id, xType, formatX) {
+  return Object.freeze({
+    id,
+    get label() {
+      return t(`axis.${id}`);
+    },
+    get axisLabel() {
+      return t(`axis.${id}.title`);
+    },
+    get help() {
+      return t(`axis.${id}.help`);
+    },
+    xType,
+    formatX,
+  });
+}
+
 /** @type {readonly AxisInfo[]} */
 export const AXES = Object.freeze([
-  {
-    id: "step",
-    label: "step",
-    axisLabel: "step",
-    help: "The step as logged",
-    xType: "number",
-    formatX: undefined,
-  },
-  {
-    id: "epoch",
-    label: "epoch",
-    axisLabel: "epochs completed",
-    help:
-      "Epochs completed when the value was logged: an epoch-level value of " +
-      "epoch k sits at k + 1, a batch at k + b/n",
-    xType: "number",
-    formatX: undefined,
-  },
-  {
-    id: "relative",
-    label: "relative",
-    axisLabel: "time since the run's first event",
-    help: "Seconds since each run's first event: which run trained faster",
-    xType: "number",
-    formatX: formatElapsed,
-  },
-  {
-    id: "wall",
-    label: "wall",
-    axisLabel: "wall-clock time",
-    help: "Wall-clock time of each point",
-    xType: "time",
-    formatX: undefined,
-  },
-  {
-    id: "progress",
-    label: "progress",
-    axisLabel: "share of the run's last step",
-    help: "Step divided by the run's last step (0–100 %)",
-    xType: "number",
-    formatX: formatShare,
-  },
+  axis("step", "number", undefined),
+  axis("epoch", "number", undefined),
+  axis("relative", "number", formatElapsed),
+  axis("wall", "time", undefined),
+  axis("progress", "number", formatShare),
 ]);
 
 /** The default axis. */

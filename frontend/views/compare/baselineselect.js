@@ -1,6 +1,11 @@
 // The baseline `<select>` of the Compare and Layouts views.
 
 import { h, setChildren } from "../../dom.js";
+import { t } from "../../i18n.js";
+
+/** What each select was last filled with. */
+/** @type {WeakMap<HTMLSelectElement, string>} */
+const filled = new WeakMap();
 
 /**
  * Fills a baseline `<select>`: "None", then each candidate run; a baseline
@@ -12,8 +17,16 @@ import { h, setChildren } from "../../dom.js";
  * @param {string} whyNot shown after a baseline that is not a candidate
  */
 export function setBaselineOptions(select, candidates, baseline, whyNot) {
+  // Unchanged (most redraws): keep the options, 50 of them cost a layout.
+  const signature = JSON.stringify([candidates, baseline, whyNot]);
+  if (filled.get(select) === signature) {
+    select.value = baseline && candidates.includes(baseline) ? baseline : "";
+    return;
+  }
+  filled.set(select, signature);
   const options = [
-    h("option", { text: "None", attrs: { value: "" } }),
+    h("option", { text: t("cmp.baseline.none"), attrs: { value: "" } }),
+
     ...candidates.map((run) =>
       h("option", { text: run, attrs: { value: run } }),
     ),

@@ -3,6 +3,7 @@
 
 import { RUN_PALETTE } from "../../colors.js";
 import { h } from "../../dom.js";
+import { t } from "../../i18n.js";
 
 /** @type {{element: HTMLElement, close: () => void} | null} */
 let open = null;
@@ -21,7 +22,7 @@ export function openColorPicker(anchor, { run, color, pinned, onPick }) {
   };
   const custom = h("input", {
     className: "tbmf-colorpicker__custom",
-    attrs: { type: "color", "aria-label": `Any colour for ${run}` },
+    attrs: { type: "color", "aria-label": t("cmp.color.anyFor", { run }) },
     on: { change: () => pick(custom.value) },
   });
   custom.value = color;
@@ -29,7 +30,7 @@ export function openColorPicker(anchor, { run, color, pinned, onPick }) {
     "div",
     {
       className: "tbmf-colorpicker",
-      attrs: { role: "dialog", "aria-label": `Colour of ${run}` },
+      attrs: { role: "dialog", "aria-label": t("cmp.color.of", { run }) },
     },
     h("div", { className: "tbmf-colorpicker__title", text: run }),
     h(
@@ -42,7 +43,7 @@ export function openColorPicker(anchor, { run, color, pinned, onPick }) {
           }`,
           title: hex,
           style: { "--swatch": hex },
-          attrs: { type: "button", "aria-label": `Pin ${hex}` },
+          attrs: { type: "button", "aria-label": t("cmp.color.pinHex", { color: hex }) },
           dataset: { color: hex },
           on: { click: () => pick(hex) },
         }),
@@ -51,11 +52,12 @@ export function openColorPicker(anchor, { run, color, pinned, onPick }) {
     h(
       "div",
       { className: "tbmf-colorpicker__foot" },
-      h("label", { className: "tbmf-colorpicker__any" }, custom, "Any colour"),
+      h("label", { className: "tbmf-colorpicker__any" }, custom, t("cmp.color.any")),
       h("button", {
         className: "tbmf-button tbmf-button--text",
-        text: "Automatic",
-        title: "Unpin: take the next free colour again",
+        text: t("cmp.color.automatic"),
+        title: t("cmp.color.unpin"),
+
         attrs: { type: "button", disabled: !pinned },
         dataset: { action: "unpin" },
         on: { click: () => pick(null) },

@@ -3,6 +3,7 @@
 
 import { frameworkLabel } from "../../colors.js";
 import { formatInt } from "../../format.js";
+import { t } from "../../i18n.js";
 
 /** Runs named in a line before "and N more". */
 const NAMED = 2;
@@ -23,25 +24,28 @@ export function comparableAxis(runs) {
     return { axis: "step", reason: "" };
   }
   const names = frameworks.map(frameworkLabel);
-  const listed = `${names.slice(0, -1).join(", ")} and ${names.at(-1)}`;
+  const listed = t("cmp.list.and", {
+    items: names.slice(0, -1).join(t("cmp.list.comma")),
+    last: names.at(-1),
+  });
   const without = runs.filter((r) => !r.hasEpochAxis).map((r) => r.run);
   if (without.length === 0) {
     return {
       axis: "epoch",
-      reason:
-        `Epoch axis: these runs come from ${listed}, whose steps count ` +
-        "different things; every one has epochs, so epochs line them up.",
+      reason: t("cmp.first.epochAxis", { frameworks: listed }),
     };
   }
-  const named = without.slice(0, NAMED).join(", ");
+  const named = without.slice(0, NAMED).join(t("cmp.list.comma"));
   const more =
-    without.length > NAMED ? ` and ${formatInt(without.length - NAMED)} more` : "";
+    without.length > NAMED
+      ? t("cmp.first.more", { n: formatInt(without.length - NAMED) })
+      : "";
   return {
     axis: "step",
-    reason:
-      `Step axis: these runs come from ${listed}, but ${named}${more} ` +
-      `${without.length === 1 ? "has" : "have"} no epoch axis (set ` +
-      "stepsPerEpoch in the Runs table to compare by epoch).",
+    reason: t(
+      without.length === 1 ? "cmp.first.stepAxis.one" : "cmp.first.stepAxis",
+      { frameworks: listed, runs: `${named}${more}` },
+    ),
   };
 }
 
@@ -55,10 +59,11 @@ export function comparableAxis(runs) {
  */
 export function firstContactLine(runs, { chosen, totalRuns }) {
   if (totalRuns === 0) {
-    return "No runs yet: point TensorBoard's --logdir at a folder of event files; runs appear here as they are read.";
+    return t("cmp.first.noRuns");
   }
   if (runs.length === 0) {
-    return "Start here: tick runs on the left (All selects every run), then pick a metric below them.";
+    return t("cmp.first.start");
   }
+
   return chosen ? "" : comparableAxis(runs).reason;
 }

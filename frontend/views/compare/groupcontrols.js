@@ -1,22 +1,42 @@
 // The Compare toolbar's "Groups" controls: group by (none, group,
 // framework, writer, trainer, any hyper-parameter), center (mean / median),
 // band (± std, 95% CI, min–max, none), members on/off and a baseline group.
-// State lives in the URL: `cg` group by, `ca` center, `cbd` band, `cmb` "1"
-// to draw members, `cbg` the baseline group.
+// State lives in the URL: `cg` group by, `cgc` center, `cbd` band, `cmb`
+// "1" to draw members, `cbg` the baseline group. (The center was `ca`,
+// which also meant "all attempts": an old link's `ca=median` still reads
+// as the median, until a control writes the state.)
 
 import { h, setChildren } from "../../dom.js";
+import { t } from "../../i18n.js";
 import { AGGREGATES, BANDS, GROUP_BY } from "./groups.js";
 
 /** State keys of the group controls. */
 export const GROUP_KEYS = Object.freeze({
   groupBy: "cg",
-  aggregate: "ca",
+  aggregate: "cgc",
   band: "cbd",
   members: "cmb",
   baselineGroup: "cbg",
 });
 const HPARAM = "hparam:";
 const SEARCH_FROM_KEYS = 12; // hyper-parameter keys before a search box shows
+
+/** The center's key in older links (shared with Compare's attempts). */
+const LEGACY_AGGREGATE = "ca";
+
+/**
+ * The state update that carries an old link's center (`ca=median`) over to
+ * its own key, so writing `ca` (attempts) or the center keeps the choice.
+ * @param {import("../../state.js").AppState} state
+ * @returns {Record<string, string | null>}
+ */
+export function movedLegacyCenter(state) {
+  if (state.get(LEGACY_AGGREGATE) !== "median") return {};
+  return {
+    [LEGACY_AGGREGATE]: null,
+    [GROUP_KEYS.aggregate]: state.get(GROUP_KEYS.aggregate) || "median",
+  };
+}
 
 /**
  * @typedef {Object} GroupState
@@ -36,7 +56,11 @@ export function readGroupState(state) {
   const band = state.get(GROUP_KEYS.band, "std");
   return {
     groupBy,
-    aggregate: state.get(GROUP_KEYS.aggregate) === "median" ? "median" : "mean",
+    aggregate:
+      (state.get(GROUP_KEYS.aggregate) ||
+        state.get(LEGACY_AGGREGATE, "")) === "median"
+        ? "median"
+        : "mean",
     band: /** @type {any} */ (
       BANDS.some(([value]) => value === band) ? band : "std"
     ),
@@ -88,10 +112,8 @@ export class GroupControls {
       ctx.state.update(patch);
     this.groupBy = h("select", {
       className: "tbmf-cmp-select",
-      title:
-        "Draw each group of runs as its mean (or median) line with a band " +
-        "over its members, on the union of their x (no extrapolation)",
-      attrs: { "aria-label": "Group runs by" },
+      title: t("cmp.groupBy.help"),
+      attrs: { "aria-label": t("cmp.groupBy") },
       dataset: { control: "group-by" },
       on: {
         change: () =>
@@ -101,21 +123,22 @@ export class GroupControls {
           }),
       },
     });
-    this.aggregate = select("Center line", "aggregate", AGGREGATES, () =>
+    this.aggregate = select(t("cmp.aggregate"), "aggregate", AGGREGATES, () =>
       update({
+        ...movedLegacyCenter(ctx.state),
         [GROUP_KEYS.aggregate]:
           this.aggregate.value === "median" ? "median" : null,
       }),
     );
-    this.band = select("Band", "band", BANDS, () =>
+    this.band = select(t("cmp.band"), "band", BANDS, () =>
       update({
         [GROUP_KEYS.band]: this.band.value === "std" ? null : this.band.value,
       }),
     );
     this.members = h("button", {
       className: "tbmf-cmp-toggle",
-      text: "members",
-      title: "Also draw every member run, faint, in its group's colour",
+      text: t("cmp.members"),
+      title: t("cmp.members.help"),
       attrs: { type: "button", "aria-pressed": "false" },
       dataset: { control: "members" },
       on: {
@@ -129,10 +152,8 @@ export class GroupControls {
     });
     this.baselineGroup = h("select", {
       className: "tbmf-cmp-select",
-      title:
-        "Difference of each group's center from this group's, with a band " +
-        "from both groups' spread",
-      attrs: { "aria-label": "Baseline group" },
+      title: t("cmp.baselineGroup.help"),
+      attrs: { "aria-label": t("cmp.baselineGroup") },
       dataset: { control: "baseline-group" },
       on: {
         change: () =>
@@ -146,8 +167,8 @@ export class GroupControls {
       className: "tbmf-cmp-select tbmf-cmp-groups__search",
       attrs: {
         type: "search",
-        placeholder: "find a key",
-        "aria-label": "Find a hyper-parameter to group by",
+        placeholder: t("cmp.groupSearch.placeholder"),
+        "aria-label": t("cmp.groupSearch"),
       },
       dataset: { control: "group-search" },
       on: { input: () => this.render(this._groups) },
@@ -189,7 +210,9 @@ export class GroupControls {
         ? h(
             "optgroup",
             { attrs: { label: `${label} (${matching.length})` } },
-            matching.map((key) => option(`${HPARAM}${key}`, `hparam ${key}`)),
+            matching.map((key) =>
+              option(`${HPARAM}${key}`, t("cmp.groupBy.hparam", { key })),
+            ),
           )
         : null;
     };
@@ -199,13 +222,18 @@ export class GroupControls {
       s.groupBy &&
       (!known.includes(s.groupBy) ||
         (s.groupBy.startsWith(HPARAM) && !found(s.groupBy.slice(HPARAM.length))))
-        ? option(s.groupBy, s.groupBy.replace(HPARAM, "hparam "))
+        ? option(
+            s.groupBy,
+            s.groupBy.startsWith(HPARAM)
+              ? t("cmp.groupBy.hparam", { key: s.groupBy.slice(HPARAM.length) })
+              : s.groupBy,
+          )
         : null;
     setChildren(this.groupBy, [
-      ...GROUP_BY.map(([value, label]) => option(value, label)),
+      ...GROUP_BY.map(([value, key]) => option(value, t(key))),
       chosen,
-      part("hyper-parameters that differ", keys.differing),
-      part("the same for every selected run", keys.same),
+      part(t("cmp.groupBy.differ"), keys.differing),
+      part(t("cmp.groupBy.same"), keys.same),
     ]);
     this.groupBy.value = s.groupBy ?? "";
     this.aggregate.value = s.aggregate;
@@ -221,9 +249,15 @@ export class GroupControls {
     }
     this.members.classList.toggle("is-on", s.showMembers);
     this.members.setAttribute("aria-pressed", String(s.showMembers));
-    const options = [["", "no baseline group"], ...groups.map((g) => [g, g])];
+    const options = [
+      ["", t("cmp.baselineGroup.none")],
+      ...groups.map((g) => [g, g]),
+    ];
     if (s.baselineGroup && !groups.includes(s.baselineGroup)) {
-      options.push([s.baselineGroup, `${s.baselineGroup} (not shown)`]);
+      options.push([
+        s.baselineGroup,
+        t("cmp.baselineGroup.notShown", { group: s.baselineGroup }),
+      ]);
     }
     setChildren(
       this.baselineGroup,
@@ -251,6 +285,9 @@ function select(label, control, choices, onChange) {
       dataset: { control },
       on: { change: onChange },
     },
-    choices.map(([value, text]) => h("option", { text, attrs: { value } })),
+    choices.map(([value, key]) =>
+      h("option", { text: t(key), attrs: { value } }),
+    ),
+
   );
 }

@@ -7,6 +7,8 @@
 // groups' own bands do not overlap drawn bold.
 
 import { formatInt } from "../../format.js";
+import { t } from "../../i18n.js";
+import { countText } from "../../intl.js";
 import { colorFor } from "./colors.js";
 
 /**
@@ -32,23 +34,23 @@ import { colorFor } from "./colors.js";
  * @typedef {import("../../components/chart.js").ChartSeries} ChartSeries
  */
 
-/** Choices of the Compare toolbar (value → label). */
+/** Choices of the Compare toolbar (value → label's catalog key). */
 export const GROUP_BY = Object.freeze([
-  ["", "runs (no grouping)"],
-  ["group", "group"],
-  ["framework", "framework"],
-  ["writer", "writer"],
-  ["trainer", "trainer"],
+  ["", "cmp.groupBy.none"],
+  ["group", "cmp.groupBy.group"],
+  ["framework", "cmp.groupBy.framework"],
+  ["writer", "cmp.groupBy.writer"],
+  ["trainer", "cmp.groupBy.trainer"],
 ]);
 export const AGGREGATES = Object.freeze([
-  ["mean", "mean"],
-  ["median", "median"],
+  ["mean", "cmp.aggregate.mean"],
+  ["median", "cmp.aggregate.median"],
 ]);
 export const BANDS = Object.freeze([
-  ["std", "± std"],
-  ["ci95", "95% CI"],
-  ["minmax", "min–max"],
-  ["none", "no band"],
+  ["std", "cmp.band.std"],
+  ["ci95", "cmp.band.ci95"],
+  ["minmax", "cmp.band.minmax"],
+  ["none", "cmp.band.none"],
 ]);
 /** Opacity and width of member lines under their group's line. */
 const MEMBER_ALPHA = 0.25;
@@ -76,13 +78,16 @@ export function groupColor(catalog, group) {
  * @returns {string}
  */
 export function groupNote(aggregate, center, band) {
-  const label = BANDS.find(([value]) => value === band)?.[1] ?? band;
+  const key = BANDS.find(([value]) => value === band)?.[1];
+  const label = key ? t(key) : band;
+  const centerKey = AGGREGATES.find(([value]) => value === center)?.[1];
   const n = aggregate.members.length;
   const most = aggregate.count.length ? Math.max(...aggregate.count) : 0;
-  const present = most < n ? ` (at most ${formatInt(most)} at one x)` : "";
-  return `${center}${band === "none" ? "" : ` ${label}`} · ${formatInt(n)} ${
-    n === 1 ? "run" : "runs"
-  }${present}`;
+  const present =
+    most < n ? t("cmp.group.atMost", { n: formatInt(most) }) : "";
+  return `${centerKey ? t(centerKey) : center}${
+    band === "none" ? "" : ` ${label}`
+  } · ${countText(n, "count.run.")}${present}`;
 }
 
 /**
@@ -176,7 +181,13 @@ export function groupDiffSeries(response, { catalog }) {
       key,
       label: `${diff.group} − ${diff.baselineGroup}`,
       color,
-      note: `${response.aggregate} difference`,
+      note: t("cmp.group.diffNote", {
+        center: t(
+          AGGREGATES.find(([value]) => value === response.aggregate)?.[1] ??
+            "cmp.aggregate.mean",
+        ),
+      }),
+
       width: 2,
       x: diff.x,
       y: /** @type {any} */ (y),
@@ -186,8 +197,9 @@ export function groupDiffSeries(response, { catalog }) {
     if (diff.separated) {
       const separated = diff.separated;
       out.push({
-        key: `${key} (bands apart)`,
-        label: `${diff.group}: bands do not overlap`,
+        key: `${key}\u0000apart`,
+
+        label: t("cmp.group.apart", { group: diff.group }),
         color,
         linkedTo: key,
         legend: false,
@@ -225,7 +237,14 @@ export function groupNotes(response) {
   const notes = [];
   for (const entry of response.aggregates ?? []) {
     for (const e of entry.excluded ?? []) {
-      notes.push(`${e.run} is left out of ${entry.group}: ${e.reason}`);
+      notes.push(
+        t("cmp.group.leftOut", {
+          run: e.run,
+          group: entry.group,
+          reason: e.reason,
+        }),
+      );
+
     }
   }
   return notes;

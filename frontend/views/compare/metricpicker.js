@@ -5,7 +5,9 @@
 // greyed.
 
 import { h, icon } from "../../dom.js";
-import { formatInt, plural } from "../../format.js";
+import { formatInt } from "../../format.js";
+import { serverTexts, t } from "../../i18n.js";
+import { countText } from "../../intl.js";
 import { fetchJson, LatestRequest } from "../../model.js";
 import { runColor } from "./colors.js";
 import { textMatcher } from "../../filter.js";
@@ -75,11 +77,11 @@ export class MetricPicker {
     this._modeButtons = /** @type {const} */ (["metrics", "tags"]).map((mode) =>
       h("button", {
         className: "tbmf-cmp-seg__item",
-        text: mode === "metrics" ? "Metrics" : "Raw tags",
+        text: mode === "metrics" ? t("cmp.metrics.mode") : t("cmp.tags.mode"),
         title:
           mode === "metrics"
-            ? "Metrics matched across frameworks (loss/train = Loss/train = epoch_loss = Train/Loss)"
-            : "Every scalar tag as logged",
+            ? t("cmp.metrics.mode.help")
+            : t("cmp.tags.mode.help"),
         attrs: { type: "button", "aria-pressed": "false" },
         dataset: { mode },
         on: {
@@ -95,8 +97,8 @@ export class MetricPicker {
       className: "tbmf-cmp-search__input",
       attrs: {
         type: "search",
-        placeholder: "Search metrics and tags",
-        "aria-label": "Search metrics and tags",
+        placeholder: t("cmp.metrics.search"),
+        "aria-label": t("cmp.metrics.search"),
         spellcheck: "false",
         autocomplete: "off",
         maxlength: MAX_SEARCH_LENGTH,
@@ -115,7 +117,7 @@ export class MetricPicker {
     });
     this._list = h("ul", {
       className: "tbmf-cmp-metrics",
-      attrs: { "aria-label": "Metrics" },
+      attrs: { "aria-label": t("cmp.metrics.mode") },
     });
     this.element = h(
       "section",
@@ -123,12 +125,12 @@ export class MetricPicker {
       h(
         "header",
         { className: "tbmf-cmp-card__head" },
-        h("h2", { className: "tbmf-cmp-card__title", text: "Metric" }),
+        h("h2", { className: "tbmf-cmp-card__title", text: t("cmp.metric") }),
         h(
           "span",
           {
             className: "tbmf-cmp-seg tbmf-cmp-seg--small",
-            attrs: { role: "group", "aria-label": "List" },
+            attrs: { role: "group", "aria-label": t("cmp.metrics.list") },
           },
           this._modeButtons,
         ),
@@ -236,15 +238,13 @@ export class MetricPicker {
       this._list.replaceChildren(
         h("li", {
           className: "tbmf-cmp-metrics__empty is-error",
-          text: `Cannot load the metrics: ${this.error}`,
+          text: t("cmp.metrics.error", { error: this.error }),
         }),
       );
       return;
     }
     if (this.metrics === null) {
-      this._list.replaceChildren(
-        h("li", { className: "tbmf-cmp-metrics__empty", text: "Loading…" }),
-      );
+      this._list.replaceChildren(emptyItem(t("common.loading")));
       return;
     }
     const selected = this._selectedRuns();
@@ -277,16 +277,15 @@ export class MetricPicker {
     );
     if (rows.length === 0) {
       this._list.replaceChildren(
-        h("li", {
-          className: "tbmf-cmp-metrics__empty",
-          text: this.metrics.length ? "No metric matches." : "No metrics yet.",
-        }),
+        emptyItem(
+          this.metrics.length ? t("cmp.metrics.noMatch") : t("cmp.metrics.none"),
+        ),
       );
       return;
     }
     this._list.replaceChildren(
       ...rows.map((row) => this._metricRow(row, current, selected)),
-      ...moreNote(this.total, this.metrics.length, "metric", "metrics"),
+      ...moreNote(this.total, this.metrics.length, "cmp.metrics.more."),
     );
   }
 
@@ -321,12 +320,12 @@ export class MetricPicker {
           "button",
           {
             className: `tbmf-cmp-metric__toggle${open ? " is-open" : ""}`,
-            title: open ? "Hide the tags behind it" : "Show the tags behind it",
+            title: open ? t("cmp.metrics.hideTags") : t("cmp.metrics.showTags"),
             // One name per metric: a screen reader lists 22 of these.
             attrs: {
               type: "button",
               "aria-expanded": String(open),
-              "aria-label": `Tags behind ${row.name}`,
+              "aria-label": t("cmp.metrics.tagsBehind", { name: row.name }),
             },
             on: {
               click: () => {
@@ -340,16 +339,15 @@ export class MetricPicker {
         h("button", {
           className: "tbmf-cmp-metric__name",
           text: row.name,
-          title: `Compare ${row.name}`,
+          title: t("cmp.metrics.compare", { name: row.name }),
           attrs: { type: "button" },
           on: { click: pickBest },
         }),
         row.entries.some((e) => e.members.some((m) => isDerived(m.tag)))
           ? h("span", {
               className: "tbmf-cmp-metric__derived",
-              text: "from wall time",
-              title:
-                "Derived from wall time for every run (tags “[derived] …”): no logging needed; logged speed tags of the same meaning sit beside them",
+              text: t("cmp.metrics.derived"),
+              title: t("cmp.metrics.derived.help"),
             })
           : null,
         h(
@@ -362,9 +360,11 @@ export class MetricPicker {
                 className: `tbmf-cmp-level${
                   entry.key === current ? " is-on" : ""
                 }${row.counts[i] === 0 ? " is-inactive" : ""}`,
-                title:
-                  `${entry.key}: ${plural(row.counts[i], "selected run")} ` +
-                  `(${plural(entry.members.length, "tag")} in all)`,
+                title: t("cmp.metrics.levelTitle", {
+                  key: entry.key,
+                  runs: countText(row.counts[i], "count.selectedRun."),
+                  tags: countText(entry.members.length, "count.tag."),
+                }),
                 attrs: {
                   type: "button",
                   "aria-pressed": String(entry.key === current),
@@ -375,7 +375,9 @@ export class MetricPicker {
                     this.hooks.onPick({ metric: entry.key, tag: null }),
                 },
               },
-              h("span", { text: entry.level ?? "any" }),
+              h("span", {
+                text: t(`cmp.levelShort.${entry.level ?? "any"}`),
+              }),
               h("span", {
                 className: "tbmf-cmp-level__count",
                 text: formatInt(row.counts[i]),
@@ -400,24 +402,19 @@ export class MetricPicker {
   _renderTags() {
     const current = this.hooks.current().tag;
     if (this.tags === null) {
-      this._list.replaceChildren(
-        h("li", { className: "tbmf-cmp-metrics__empty", text: "Loading…" }),
-      );
+      this._list.replaceChildren(emptyItem(t("common.loading")));
       return;
     }
     // The server searched, counted and ordered them (selected runs' first).
     const rows = this.tags.map(
-      (t) => /** @type {[string, {runs: number, selected: number}]} */ ([
-        t.tag,
-        { runs: t.runs, selected: t.selected },
+      (entry) => /** @type {[string, {runs: number, selected: number}]} */ ([
+        entry.tag,
+        { runs: entry.runs, selected: entry.selected },
       ]),
     );
     if (rows.length === 0) {
       this._list.replaceChildren(
-        h("li", {
-          className: "tbmf-cmp-metrics__empty",
-          text: this._query ? "No tag matches." : "No scalar tags yet.",
-        }),
+        emptyItem(this._query ? t("cmp.tags.noMatch") : t("cmp.tags.none")),
       );
       return;
     }
@@ -434,9 +431,11 @@ export class MetricPicker {
             "button",
             {
               className: "tbmf-cmp-tag",
-              title: `${tag}: logged by ${plural(counts.runs, "run")}, ${formatInt(
-                counts.selected,
-              )} selected`,
+              title: t("cmp.tags.title", {
+                tag,
+                runs: countText(counts.runs, "count.run."),
+                n: formatInt(counts.selected),
+              }),
               attrs: {
                 type: "button",
                 "aria-pressed": String(tag === current),
@@ -452,7 +451,7 @@ export class MetricPicker {
           ),
         ),
       ),
-      ...moreNote(this.tagTotal, rows.length, "tag", "tags"),
+      ...moreNote(this.tagTotal, rows.length, "cmp.tags.more."),
     );
   }
 }
@@ -462,19 +461,26 @@ export class MetricPicker {
  * than the server found (nothing is hidden without saying so).
  * @param {number} total
  * @param {number} shown
- * @param {string} one
- * @param {string} many
+ * @param {string} prefix the message's key prefix (`cmp.tags.more.`)
  * @returns {HTMLElement[]}
  */
-function moreNote(total, shown, one, many) {
+function moreNote(total, shown, prefix) {
   if (total <= shown) return [];
   return [
     h("li", {
       className: "tbmf-cmp-metrics__empty tbmf-cmp-metrics__more",
-      text: `${plural(total - shown, `more ${one}`, `more ${many}`)} match: refine the search to see them.`,
+      text: countText(total - shown, prefix),
       dataset: { more: String(total - shown) },
     }),
   ];
+}
+
+/**
+ * @param {string} text
+ * @returns {HTMLElement} the list's one line when it has no entries
+ */
+function emptyItem(text) {
+  return h("li", { className: "tbmf-cmp-metrics__empty", text });
 }
 
 /**
@@ -506,7 +512,7 @@ function membersList(entries, selected, colorOf) {
         entries.length > 1 || entry.level
           ? h("div", {
               className: "tbmf-cmp-members__head",
-              text: entry.level ? `${entry.level} level` : "level unknown",
+              text: t(`cmp.level.${entry.level ?? "unknown"}`),
             })
           : null,
         h(
@@ -525,7 +531,11 @@ function membersList(entries, selected, colorOf) {
                   className: `tbmf-cmp-member${
                     selected.has(member.run) ? "" : " is-inactive"
                   }`,
-                  title: `${member.run} · ${member.tag}\n${member.derivation}`,
+                  title: `${member.run} · ${member.tag}\n${serverTexts(
+                    member.derivation ? member.derivation.split("; ") : [],
+                    member.derivationMessages,
+                  ).join(t("common.listSeparator"))}`,
+
                   dataset: { run: member.run, tag: member.tag },
                 },
                 h("span", {

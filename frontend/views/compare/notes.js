@@ -4,13 +4,17 @@
 // disclosure. Used by the Compare and the Layouts views (panel.js).
 
 import { h, icon } from "../../dom.js";
-import { plural } from "../../format.js";
+import { t } from "../../i18n.js";
+import { countText } from "../../intl.js";
 import { colorFor } from "./colors.js";
 import { responseNotes } from "./series.js";
 
 /** Runs listed inline (as chips) before a line is folded into a summary. */
 const INLINE_RUNS = 4;
+/** Where the user's corrections go (a path, not translated). */
+const CONFIG_FILE = "<logdir>/.tb_multiframework/config.json";
 /** Characters fnmatch reads as wildcards: a prefix with them is no glob. */
+
 const GLOB_CHARS = /[*?[\]]/;
 
 /**
@@ -50,7 +54,7 @@ export function renderNotes(container, response, allRuns) {
  * @returns {string}
  */
 function causeOf(note) {
-  if (note.configHint) return "no epoch information";
+  if (note.configHint) return "\u0000noEpochs";
   return note.kind === "excluded" ? note.reason.split(":")[0] : note.reason;
 }
 
@@ -63,17 +67,20 @@ function causeOf(note) {
 function noteGroup(group, response, allRuns) {
   const first = group[0];
   const runs = [...new Set(group.map((n) => n.run))];
-  const count = plural(runs.length, "run");
-  const have = runs.length === 1 ? "has" : "have";
+  const n = runs.length;
   let summary;
   if (first.configHint) {
-    summary = `${count} ${have} no epoch information — set stepsPerEpoch`;
+    summary = countText(n, "cmp.notes.noEpochs.");
   } else if (first.kind === "excluded") {
-    summary = `${count} cannot be placed on the ${response.x} axis: ${causeOf(first)}`;
+    // The cause as shown: the text before the reason's first colon.
+    summary = countText(n, "cmp.notes.excluded.", {
+      axis: t(`axis.${response.x}`),
+      cause: first.text.split(/[:：]/)[0],
+    });
   } else if (first.kind === "diff") {
-    summary = `${count} ${have} no difference curve: ${first.reason}`;
+    summary = countText(n, "cmp.notes.noDiff.", { reason: first.text });
   } else {
-    summary = `${count} not drawn: ${first.reason}`;
+    summary = countText(n, "cmp.notes.notDrawn.", { reason: first.text });
   }
   const warn = first.kind !== "missing";
   const items = h(
@@ -82,6 +89,9 @@ function noteGroup(group, response, allRuns) {
     group.map((note) => noteItem(note)),
   );
   const reasons = [...new Set(group.map((n) => n.reason))];
+  /** The reason in the tab's language. */
+  const textOf = (/** @type {string} */ reason) =>
+    group.find((n) => n.reason === reason)?.text ?? reason;
   const body = [
     first.configHint ? configHint(runs, allRuns) : null,
     // The full reasons once each, not once a run.
@@ -94,12 +104,11 @@ function noteGroup(group, response, allRuns) {
               className: "tbmf-cmp-notes__reason",
               text:
                 reasons.length > 1
-                  ? `${reason} (${plural(
-                      group.filter((n) => n.reason === reason).length,
-                      "series",
-                      "series",
-                    )})`
-                  : reason,
+                  ? t("cmp.notes.reasonSeries", {
+                      reason: textOf(reason),
+                      n: group.filter((n) => n.reason === reason).length,
+                    })
+                  : textOf(reason),
             }),
           ),
         )
@@ -128,7 +137,10 @@ function noteGroup(group, response, allRuns) {
       "summary",
       { className: "tbmf-cmp-notes__summary" },
       head,
-      h("span", { className: "tbmf-cmp-notes__more", text: "details" }),
+      h("span", {
+        className: "tbmf-cmp-notes__more",
+        text: t("cmp.notes.details"),
+      }),
     ),
     h("div", { className: "tbmf-cmp-notes__body" }, body),
   );
@@ -144,7 +156,8 @@ function noteItem(note) {
     {
       className: "tbmf-cmp-note",
       dataset: { run: note.run, kind: note.kind, reason: note.reason },
-      title: note.tag ? `${note.tag}: ${note.reason}` : note.reason,
+      title: note.tag ? `${note.tag}: ${note.text}` : note.text,
+
     },
     h("span", {
       className: "tbmf-dot",
@@ -169,14 +182,15 @@ export function configHint(runs, allRuns) {
   /** @type {Record<string, {stepsPerEpoch: string}>} */
   const entries = {};
   for (const key of glob ? [glob] : runs) {
-    entries[key] = { stepsPerEpoch: "<batches per epoch>" };
+    entries[key] = { stepsPerEpoch: t("cmp.notes.batchesPerEpoch") };
   }
   return h(
     "div",
     { className: "tbmf-cmp-note__hint" },
-    h("span", { text: "Fix: add to the config file " }),
-    h("code", { text: "<logdir>/.tb_multiframework/config.json" }),
-    h("span", { text: " (or --tbmf_config): " }),
+    h("span", { text: t("cmp.notes.fix") }),
+    h("code", { text: CONFIG_FILE }),
+    h("span", { text: t("cmp.notes.fixOr") }),
+
     h("code", {
       className: "tbmf-cmp-note__snippet",
       text: JSON.stringify({ runs: entries }),

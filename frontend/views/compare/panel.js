@@ -17,6 +17,8 @@
 
 import { AnomalyLayer } from "../../anomalylayer.js";
 import { ensureStylesheet, h, icon, setChildren } from "../../dom.js";
+import { t } from "../../i18n.js";
+
 import { apiUrl, fetchScalars, LatestRequest } from "../../model.js";
 import { chartDrawn, fetchDone, fetchStarted, markInput } from "../../perf.js";
 import { axisInfo } from "./axes.js";
@@ -30,8 +32,9 @@ import {
   panelSeries,
   placeChart,
   renderBadge,
+  scopeGroups,
 } from "./paneldraw.js";
-import { roundRange, scalarsParams } from "./panelrequest.js";
+import { RecentAnswers, roundRange, scalarsParams } from "./panelrequest.js";
 
 export { MAX_BANDED_SERIES } from "./paneldraw.js";
 export {
@@ -52,48 +55,14 @@ const Y_AXIS_SIZE = 52;
 /** Milliseconds a request may run before the loading bar shows. */
 const LOADING_DELAY_MS = 120;
 
+/** Recent answers a panel keeps to draw again without a request. */
+const ANSWERS_KEPT = 6;
 let panelCount = 0;
 
 /**
  * @typedef {import("../../app.js").ViewContext} ViewContext
  * @typedef {import("./series.js").ScalarsResponse} ScalarsResponse
- *
- * @typedef {Object} PanelOptions
- * @property {string[]} runs runs to draw (order kept)
- * @property {string | null} [metric] a metric key (`loss/train@batch`)
- * @property {string | null} [tag] a raw tag (instead of `metric`)
- * @property {string} [x] axis: step | epoch | relative | wall | progress
- * @property {number} [smoothing] 0 ≤ w < 1
- * @property {'ema' | 'time'} [smoothingMode]
- * @property {boolean} [logY]
- * @property {string | null} [baseline] a run of `runs`: adds the diff chart
- * @property {'difference' | 'ratio'} [diffMode]
- * @property {number} [points] buckets a series (1..MAX_POINTS)
- * @property {[number, number] | null} [xRange] zoom window on `x`
- * @property {boolean} [allAttempts] add the points a resumed run's later
- *     attempt superseded, as faint dashed series
- * @property {'logged' | 'per_batch' | 'running_mean'} [batchValues] show
- *     batch-level series as logged, as per-batch values or as running means
- * @property {string} [title] default: the metric name or tag
- * @property {string} [subtitle] e.g. the metric's level
- * @property {number} [height] main plot height, CSS pixels
- * @property {number} [diffHeight] difference plot height, CSS pixels
- * @property {boolean} [showExport] CSV/JSON links in the header (default true)
- * @property {boolean} [ignoreOutliers] fit y to the bulk of the values and
- *     mark clipped points at the edge (default true)
- * @property {(range: [number, number] | null) => void} [onZoomChange] the
- *     user zoomed (drag) or reset (double-click)
- * @property {(response: ScalarsResponse) => void} [onData] each answer
- * @property {string | null} [groupBy] draw groups of runs (`group`,
- *     `framework`, `writer`, `trainer`, `hparam:<key>`): each group's
- *     center line with its band (compare/groups.js); null draws runs
- * @property {'mean' | 'median'} [aggregate] the center line (default mean)
- * @property {'std' | 'ci95' | 'minmax' | 'none'} [band] (default std)
- * @property {boolean} [showMembers] also draw each member, faint
- * @property {string | null} [baselineGroup] a group: adds the difference
- *     of centers with its band
- * @property {'off' | 'hovered' | 'all' | null} [anomalyMarkers] which
- *     anomaly markers to draw (null: by the number of runs, anomalylayer.js)
+ * @typedef {import("./paneloptions.js").PanelOptions} PanelOptions
  */
 
 /**
@@ -139,6 +108,10 @@ export class ComparisonChart {
     this._anomalies = new AnomalyLayer(this);
     /** The grouping this panel gave the colour scope ("[]": none). */
     this._groupSignature = "[]";
+    /** Recent answers, until the data changes: going back to a view
+     * (smoothing off, the zoom reset, a run on again) needs no request. */
+    /** @type {RecentAnswers<ScalarsResponse[]>} */
+    this._answers = new RecentAnswers(ANSWERS_KEPT);
 
     const parts = panelElements(() => this._zoom(null));
     this._title = parts.title;
@@ -185,6 +158,7 @@ export class ComparisonChart {
   /** Fetches again with the same options (keeps zoom). */
   refresh() {
     if (this._destroyed) return Promise.resolve();
+    this._answers.clear();
     return this._load(true);
   }
 
@@ -237,8 +211,8 @@ export class ComparisonChart {
     if (!params) {
       return {
         message: !this.options.runs?.length
-          ? "Select runs to compare."
-          : "Pick a metric or a tag.",
+          ? t("cmp.panel.selectRuns")
+          : t("cmp.panel.pickMetric"),
       };
     }
     return { requests: [params] };
@@ -274,6 +248,15 @@ export class ComparisonChart {
       return;
     }
     this._requested = signature;
+    // Kept answers count for the data version they were asked under only.
+    const kept = `${this.ctx.catalog.payload?.dataVersion ?? ""} ${signature}`;
+    const known = force ? undefined : this._answers.get(kept);
+    if (known) {
+      this._request.cancel();
+      this._setLoading(false);
+      this._show(urls, signature, known);
+      return;
+    }
     this._setLoading(true);
     fetchStarted();
     const outcome = await this._request.run((signal) =>
@@ -288,9 +271,19 @@ export class ComparisonChart {
       this._showError(outcome.error.message);
       return;
     }
-    this.response = this.merge(
-      /** @type {ScalarsResponse[]} */ (outcome.value),
-    );
+    const answers = /** @type {ScalarsResponse[]} */ (outcome.value);
+    this._answers.set(kept, answers);
+    this._show(urls, signature, answers);
+  }
+
+  /**
+   * Draws the answers to the requests `urls`.
+   * @param {string[]} urls
+   * @param {string} signature
+   * @param {ScalarsResponse[]} answers
+   */
+  _show(urls, signature, answers) {
+    this.response = this.merge(answers);
     this._drawn = signature;
     // The arguments of the answers drawn, space-separated (tests and bug
     // reports read it).
@@ -325,6 +318,20 @@ export class ComparisonChart {
     }
     markInput("zoom");
     this.options = { ...this.options, xRange: range };
+    const main = this.mainChart;
+    if (range && main && this.response && this._drawn === this._requested) {
+      // The window at once from the points already here (this frame ends
+      // the interaction), then its full detail from the server.
+      main.update({ xRange: range });
+      this.diffChart?.update({ xRange: range });
+      setTimeout(() => {
+        if (this._destroyed || this.options.xRange !== range) return;
+        markInput("zoom-detail");
+        this.options.onZoomChange?.(range);
+        void this._load(false);
+      }, 0);
+      return;
+    }
     this.options.onZoomChange?.(range);
     void this._load(false);
   }
@@ -375,7 +382,7 @@ export class ComparisonChart {
       h("span", { className: "tbmf-cmp-panel__error-text", text }),
       h("button", {
         className: "tbmf-button tbmf-button--text",
-        text: "Retry",
+        text: t("common.retry"),
         attrs: { type: "button" },
         on: { click: () => void this.refresh() },
       }),
@@ -437,24 +444,6 @@ export class ComparisonChart {
     }
   }
 
-  /**
-   * The groups on screen take the run colours' places (colors.js scope),
-   * so no two groups share a colour and members take their group's.
-   * @param {{group: string, members: {run: string}[]}[] | null} aggregates
-   */
-  _scopeGroups(aggregates) {
-    const groupOf = new Map();
-    for (const entry of aggregates ?? []) {
-      for (const member of entry.members) groupOf.set(member.run, entry.group);
-    }
-    const signature = JSON.stringify([...groupOf]);
-    if (signature === this._groupSignature) return;
-    this._groupSignature = signature;
-    colorScope.setGroupOf(
-      groupOf.size ? (run) => groupOf.get(run) ?? null : null,
-    );
-  }
-
   /** @param {ScalarsResponse} response */
   _draw(response) {
     const o = this.options;
@@ -463,7 +452,10 @@ export class ComparisonChart {
     const axis = axisInfo(response.x);
     const anyResponse = /** @type {any} */ (response);
     const grouped = Array.isArray(anyResponse.aggregates);
-    this._scopeGroups(grouped ? anyResponse.aggregates : null);
+    this._groupSignature = scopeGroups(
+      grouped ? anyResponse.aggregates : null,
+      this._groupSignature,
+    );
     const { main, diffs } = panelSeries(response, o, this.ctx.catalog);
     const xRange = o.xRange ?? null;
     const ignoreOutliers = o.ignoreOutliers !== false;
@@ -485,6 +477,7 @@ export class ComparisonChart {
       onDraw: (/** @type {import("../../components/chart.js").Chart} */ c) => {
         chartDrawn();
         if (c.uplot) this._anomalies.draw(c.uplot);
+        this.options.onDraw?.(c);
       },
       onHover: (/** @type {string | null} */ key) => this._anomalies.hover(key),
     };
@@ -493,11 +486,13 @@ export class ComparisonChart {
       axis.id,
       Boolean(o.logY),
       o.height ?? DEFAULT_HEIGHT,
+      o.yRange ?? null,
+      o.tooltipSort ?? null,
     ]);
     const emptyText =
       response.series.length === 0 && !grouped
-        ? "No run has this metric."
-        : "Nothing to draw on this axis.";
+        ? t("cmp.panel.noRunHasMetric")
+        : t("cmp.panel.nothingOnAxis");
     this.mainChart = placeChart(
       this.mainChart,
       this._mainHost,
@@ -507,6 +502,8 @@ export class ComparisonChart {
         ...mainOnly,
         logY: Boolean(o.logY),
         height: o.height ?? DEFAULT_HEIGHT,
+        yRange: o.yRange ?? null,
+        tooltipSort: o.tooltipSort,
         emptyText,
       },
       { series: main, xRange, ignoreOutliers, label: this._title.textContent },

@@ -6,8 +6,16 @@ import { createChart } from "../../components/chart.js";
 import { lowerBound } from "../../components/chartmarks.js";
 import { h, icon } from "../../dom.js";
 import { formatDifference, formatInt, formatValue } from "../../format.js";
+import { colorScope } from "../../colors.js";
+import { t } from "../../i18n.js";
 import { colorFor, styleFor } from "./colors.js";
-import { groupChartSeries, groupColor, groupDiffSeries } from "./groups.js";
+import {
+  AGGREGATES,
+  BANDS,
+  groupChartSeries,
+  groupColor,
+  groupDiffSeries,
+} from "./groups.js";
 import { diffChartSeries, mainChartSeries, pointCounts } from "./series.js";
 
 /**
@@ -63,7 +71,7 @@ export function panelElements(onZoomReset) {
     "button",
     {
       className: "tbmf-cmp-zoom",
-      title: "Show the whole x range (or double-click the chart)",
+      title: t("cmp.zoom.reset"),
       attrs: { type: "button", hidden: true },
       on: { click: onZoomReset },
     },
@@ -94,9 +102,7 @@ export function panelElements(onZoomReset) {
   const diffHost = h("div", { className: "tbmf-cmp-panel__chart" });
   const diffEmpty = h("div", {
     className: "tbmf-cmp-panel__diff-empty",
-    text:
-      "No run overlaps the baseline on this axis, so there is no " +
-      "difference to draw. Try another axis (step, epoch or progress).",
+    text: t("cmp.diff.empty"),
     attrs: { hidden: true },
   });
   const diffBox = h(
@@ -219,15 +225,18 @@ export function diffTitleParts(response, catalog) {
   return [
     h("span", {
       className: "tbmf-cmp-panel__diff-kind",
-      text: ratio ? "Ratio to baseline" : "Difference from baseline",
+      text: ratio ? t("cmp.diff.ratioTitle") : t("cmp.diff.differenceTitle"),
     }),
     h("span", {
       className: "tbmf-cmp-panel__diff-formula",
       text: group
-        ? `group ${/** @type {any} */ (response).aggregate} − baseline group's, band: ${/** @type {any} */ (response).band}`
+        ? t("cmp.diff.groupFormula", {
+            aggregate: choiceText(AGGREGATES, /** @type {any} */ (response).aggregate),
+            band: choiceText(BANDS, /** @type {any} */ (response).band),
+          })
         : ratio
-          ? "run ÷ baseline"
-          : "run − baseline",
+          ? t("cmp.diff.ratioFormula")
+          : t("cmp.diff.differenceFormula"),
     }),
     h(
       "span",
@@ -254,20 +263,16 @@ export function renderBadge(badge, response, windowed) {
   badge.dataset.total = String(counts.total);
   badge.classList.toggle("is-complete", counts.complete);
   if (counts.complete) {
-    badge.textContent = `All ${formatInt(counts.total)} points shown`;
-    badge.title = "Every logged point is drawn: nothing was sampled away.";
+    badge.textContent = t("cmp.badge.all", { n: formatInt(counts.total) });
+    badge.title = t("cmp.badge.all.help");
   } else {
-    badge.textContent = `${formatInt(counts.returned)} of ${formatInt(
-      counts.total,
-    )} points`;
+    badge.textContent = t("cmp.points.some", {
+      n: formatInt(counts.returned),
+      total: formatInt(counts.total),
+    });
     badge.title =
-      (windowed
-        ? "Points drawn in the zoomed window, of all points logged. "
-        : "") +
-      `Each series is cut into ${formatInt(response.points)} buckets on x; ` +
-      "each bucket keeps its first, last, smallest and largest point, and " +
-      "the band shows every bucket's min and max, so no spike is lost. " +
-      "Drag across the chart to load a window at full resolution.";
+      (windowed ? t("cmp.badge.windowed") : "") +
+      t("cmp.badge.help", { n: formatInt(response.points) });
   }
 }
 
@@ -279,7 +284,8 @@ function exportLink(label) {
   return h("a", {
     className: "tbmf-cmp-export",
     text: label,
-    title: `Download every point of this view as ${label} (full resolution)`,
+    title: t("cmp.export", { format: label }),
+
     dataset: { format: label.toLowerCase() },
     attrs: { download: "" },
   });
@@ -366,4 +372,35 @@ export function formatX(xType) {
     return (x) => new Date(x * 1000).toLocaleTimeString("en-GB");
   }
   return formatValue;
+}
+
+/**
+ * The groups on screen take the run colours' places (colors.js scope),
+ * so no two groups share a colour and members take their group's.
+ * @param {{group: string, members: {run: string}[]}[] | null} aggregates
+ * @param {string} before the grouping already in the scope (signature)
+ * @returns {string} the grouping now in the scope ("[]": none)
+ */
+export function scopeGroups(aggregates, before) {
+  const groupOf = new Map();
+  for (const entry of aggregates ?? []) {
+    for (const member of entry.members) groupOf.set(member.run, entry.group);
+  }
+  const signature = JSON.stringify([...groupOf]);
+  if (signature === before) return before;
+  colorScope.setGroupOf(
+    groupOf.size ? (run) => groupOf.get(run) ?? null : null,
+  );
+  return signature;
+}
+
+/**
+ * A choice's label (groups.js: value → catalog key), else the value.
+ * @param {readonly (readonly string[])[]} choices
+ * @param {string} value
+ * @returns {string}
+ */
+function choiceText(choices, value) {
+  const key = choices.find(([v]) => v === value)?.[1];
+  return key ? t(key) : value;
 }

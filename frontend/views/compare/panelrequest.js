@@ -73,3 +73,43 @@ export function clampPoints(points) {
   if (points == null || !Number.isFinite(points)) return DEFAULT_POINTS;
   return Math.min(MAX_POINTS, Math.max(1, Math.round(points)));
 }
+
+/**
+ * The last few answers by request, most recently used kept longest.
+ * @template T
+ */
+export class RecentAnswers {
+  /** @param {number} size answers kept at most */
+  constructor(size) {
+    this._size = size;
+    /** @type {Map<string, T>} */
+    this._entries = new Map();
+  }
+
+  /**
+   * @param {string} key
+   * @returns {T | undefined} (now the most recently used)
+   */
+  get(key) {
+    const value = this._entries.get(key);
+    if (value !== undefined) this.set(key, value);
+    return value;
+  }
+
+  /**
+   * @param {string} key
+   * @param {T} value
+   */
+  set(key, value) {
+    this._entries.delete(key);
+    this._entries.set(key, value);
+    for (const oldest of this._entries.keys()) {
+      if (this._entries.size <= this._size) break;
+      this._entries.delete(oldest);
+    }
+  }
+
+  clear() {
+    this._entries.clear();
+  }
+}

@@ -19,6 +19,8 @@ import {
 import { frameworkBadge, h, icon } from "../../dom.js";
 import { compileFilter, runMatcher, RUN_FILTER_KEYS } from "../../filter.js";
 import { formatInt } from "../../format.js";
+import { serverText, t } from "../../i18n.js";
+import { countText } from "../../intl.js";
 import { markInput } from "../../perf.js";
 import { openColorPicker } from "./colorpicker.js";
 
@@ -38,6 +40,9 @@ export class RunPicker {
     this.ctx = ctx;
     /** @type {ReturnType<typeof setTimeout> | null} */
     this._searchTimer = null;
+    /** The rows drawn, by run or group, with what each shows. */
+    /** @type {Map<string, {look: string, element: HTMLElement}>} */
+    this._rows = new Map();
     /** Pinned colours as of the last render. */
     /** @type {Map<string, string>} */
     this._pins = new Map();
@@ -45,8 +50,8 @@ export class RunPicker {
       className: "tbmf-cmp-search__input",
       attrs: {
         type: "search",
-        placeholder: "Filter runs (regex)",
-        "aria-label": "Filter runs",
+        placeholder: t("cmp.runs.filter.placeholder"),
+        "aria-label": t("cmp.runs.filter"),
         spellcheck: "false",
         autocomplete: "off",
         maxlength: MAX_SEARCH_LENGTH,
@@ -76,17 +81,15 @@ export class RunPicker {
       "label",
       {
         className: "tbmf-cmp-search__narrow",
-        title:
-          "Draw only the selected runs that match the filter, as " +
-          "TensorBoard's run filter does",
+        title: t("cmp.runs.narrow.help"),
       },
       this._narrow,
-      h("span", { text: "Charts: matching runs only" }),
+      h("span", { text: t("cmp.runs.narrow") }),
     );
     this._actions = h("span", { className: "tbmf-cmp-card__actions" });
     this._list = h("ul", {
       className: "tbmf-cmp-runs",
-      attrs: { "aria-label": "Runs" },
+      attrs: { "aria-label": t("cmp.runs") },
     });
     this.element = h(
       "section",
@@ -94,7 +97,7 @@ export class RunPicker {
       h(
         "header",
         { className: "tbmf-cmp-card__head" },
-        h("h2", { className: "tbmf-cmp-card__title", text: "Runs" }),
+        h("h2", { className: "tbmf-cmp-card__title", text: t("cmp.runs") }),
         this._count,
         this._actions,
       ),
@@ -155,12 +158,12 @@ export class RunPicker {
     if (!filtered) {
       this._actions.replaceChildren(
         button(
-          "All",
-          "Select every run (runs that appear later too)",
+          t("cmp.runs.all"),
+          t("cmp.runs.all.help"),
           "runs-all",
           () => state.setSelection(null),
         ),
-        button("None", "Clear the selection", "runs-none", () =>
+        button(t("cmp.runs.none"), t("cmp.runs.none.help"), "runs-none", () =>
           state.setSelection([]),
         ),
       );
@@ -169,19 +172,22 @@ export class RunPicker {
     const n = formatInt(matching.length);
     this._actions.replaceChildren(
       button(
-        `Select ${n}`,
-        `Add the ${n} runs matching the filter to the selection`,
+        t("cmp.runs.selectN", { n }),
+        t("cmp.runs.selectN.help", { n }),
         "runs-all",
         () => this._setSelected(matching, true),
       ),
       button(
-        "Only",
-        `Select exactly the ${n} runs matching the filter`,
+        t("cmp.runs.only"),
+        t("cmp.runs.only.help", { n }),
         "runs-only",
         () => state.setSelection(matching),
       ),
-      button("None", "Clear the selection (every run)", "runs-none", () =>
-        state.setSelection([]),
+      button(
+        t("cmp.runs.none"),
+        t("cmp.runs.none.filtered.help"),
+        "runs-none",
+        () => state.setSelection([]),
       ),
     );
   }
@@ -200,7 +206,10 @@ export class RunPicker {
     this._narrowBox.hidden = !query;
     this._narrow.checked = state.get(RUN_FILTER_KEYS.narrow) === "1";
     this._count.textContent = all.length
-      ? `${formatInt(selected.length)} of ${formatInt(all.length)}`
+      ? t("cmp.runs.count", {
+          n: formatInt(selected.length),
+          total: formatInt(all.length),
+        })
       : "";
     const matches = runMatcher(query);
     const visible = all.filter(matches);
@@ -210,7 +219,10 @@ export class RunPicker {
     );
     if (catalog.pending) {
       this._list.replaceChildren(
-        h("li", { className: "tbmf-cmp-runs__empty", text: "Loading runs…" }),
+        h("li", {
+          className: "tbmf-cmp-runs__empty",
+          text: t("shell.loadingRuns"),
+        }),
       );
       return;
     }
@@ -218,7 +230,7 @@ export class RunPicker {
       this._list.replaceChildren(
         h("li", {
           className: "tbmf-cmp-runs__empty",
-          text: all.length ? "No run matches." : "No runs yet.",
+          text: all.length ? t("cmp.runs.noMatch") : t("cmp.runs.noRuns"),
         }),
       );
       return;
@@ -235,16 +247,74 @@ export class RunPicker {
     this._pins = parsePinnedColors(state.get(PINNED_COLORS_KEY));
     /** @type {HTMLElement[]} */
     const items = [];
+    /** @type {Map<string, {look: string, element: HTMLElement}>} */
+    const rows = new Map();
+    // A row is built again only when what it shows changed (a selection
+    // change rebuilt all 50 rows, and the page's layout with them).
+    const row = (
+      /** @type {string} */ key,
+      /** @type {unknown[]} */ shows,
+      /** @type {() => HTMLElement} */ build,
+    ) => {
+      const look = JSON.stringify(shows);
+      const before = this._rows.get(key);
+      const element = before?.look === look ? before.element : build();
+      rows.set(key, { look, element });
+      items.push(element);
+    };
     for (const [group, members] of groups) {
       const grouped = members.length > 1 || members[0].group !== members[0].run;
       if (!grouped) {
-        items.push(this._runItem(members[0], false));
+        row(`run:${members[0].run}`, this._runLook(members[0], false), () =>
+          this._runItem(members[0], false),
+        );
         continue;
       }
-      items.push(this._groupItem(group, members));
-      for (const run of members) items.push(this._runItem(run, true));
+      const count = members.filter((r) => state.isSelected(r.run)).length;
+      const names = members.map((r) => [r.run, r.framework]);
+      row(`group:${group}`, [group, count, names], () =>
+        this._groupItem(group, members),
+      );
+      for (const run of members) {
+        row(`run:${run.run}`, this._runLook(run, true), () =>
+          this._runItem(run, true),
+        );
+      }
     }
-    this._list.replaceChildren(...items);
+    this._rows = rows;
+    const shown = this._list.children;
+    if (shown.length !== items.length) {
+      this._list.replaceChildren(...items);
+      return;
+    }
+    items.forEach((element, i) => {
+      if (shown[i] !== element) shown[i].replaceWith(element);
+    });
+  }
+
+  /**
+   * Everything a run's row shows (`_runItem`), to tell when to rebuild it.
+   * @param {RunInfo} run
+   * @param {boolean} inGroup
+   * @returns {unknown[]}
+   */
+  _runLook(run, inGroup) {
+    const style = styleFor(run.run);
+    return [
+      run.run,
+      run.group,
+      run.displayName,
+      run.framework,
+      run.writer,
+      run.numPoints,
+      run.epochSource,
+      inGroup,
+      this.ctx.state.isSelected(run.run),
+      style.color,
+      style.dash ?? null,
+      colorScope.onScreen(run.run),
+      this._pins.has(run.run),
+    ];
   }
 
   /**
@@ -265,7 +335,10 @@ export class RunPicker {
     const state = this.ctx.state;
     const count = members.filter((r) => state.isSelected(r.run)).length;
     const checkbox = h("input", {
-      attrs: { type: "checkbox", "aria-label": `Select group ${group}` },
+      attrs: {
+        type: "checkbox",
+        "aria-label": t("cmp.runs.selectGroup", { group }),
+      },
       dataset: { group },
       on: {
         change: (event) => {
@@ -290,7 +363,7 @@ export class RunPicker {
         h("span", { className: "tbmf-cmp-run__name", text: group }),
         h("span", {
           className: "tbmf-cmp-run__sub",
-          text: `${members.length} runs`,
+          text: countText(members.length, "count.run."),
         }),
         h(
           "span",
@@ -309,7 +382,10 @@ export class RunPicker {
   _runItem(run, inGroup) {
     const selected = this.ctx.state.isSelected(run.run);
     const checkbox = h("input", {
-      attrs: { type: "checkbox", "aria-label": `Select run ${run.run}` },
+      attrs: {
+        type: "checkbox",
+        "aria-label": t("cmp.runs.selectRun", { run: run.run }),
+      },
       dataset: { run: run.run },
       on: {
         change: (event) => {
@@ -333,9 +409,19 @@ export class RunPicker {
         dataset: { run: run.run },
         title: [
           run.run,
-          `${frameworkLabel(run.framework)} · ${run.writer || "unknown writer"}`,
-          `${formatInt(run.numPoints)} scalar points`,
-          run.epochSource ? `epochs from: ${run.epochSource}` : "",
+          `${frameworkLabel(run.framework)} · ${
+            run.writer || t("cmp.runs.unknownWriter")
+          }`,
+          t("cmp.runs.scalarPoints", { n: formatInt(run.numPoints) }),
+          run.epochSource
+            ? t("cmp.runs.epochsFrom", {
+                source: serverText(
+                  /** @type {any} */ (run).epochSourceMessage,
+                  run.epochSource,
+                ),
+              })
+            : "",
+
         ]
           .filter(Boolean)
           .join("\n"),
@@ -375,10 +461,11 @@ export class RunPicker {
         pinned ? " is-pinned" : ""
       }${style.dash ? " is-dashed" : ""}`,
       title: pinned
-        ? `Colour pinned (${style.color}): click to change`
-        : "Click to pin a colour for this run",
+        ? t("cmp.color.pinned", { color: style.color })
+        : t("cmp.color.pin"),
       style: { "--swatch": style.color },
-      attrs: { type: "button", "aria-label": `Colour of ${run}` },
+      attrs: { type: "button", "aria-label": t("cmp.color.of", { run }) },
+
       dataset: { colorOf: run, color: style.color },
       on: {
         click: (event) => {

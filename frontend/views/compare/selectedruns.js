@@ -2,7 +2,9 @@
 // name, remove button), on one line or in full.
 
 import { h, icon, setChildren } from "../../dom.js";
-import { formatInt, plural } from "../../format.js";
+import { formatInt } from "../../format.js";
+import { t } from "../../i18n.js";
+import { countText } from "../../intl.js";
 import { markInput } from "../../perf.js";
 import { styleFor } from "./colors.js";
 
@@ -23,7 +25,7 @@ export class SelectedRuns {
     this._open = false;
     this._chips = h("ul", {
       className: "tbmf-run-chips tbmf-cmp-chips",
-      attrs: { "aria-label": "Selected runs" },
+      attrs: { "aria-label": t("cmp.selected") },
     });
     this._toggle = h("button", {
       className: "tbmf-cmp-selected__toggle",
@@ -41,7 +43,7 @@ export class SelectedRuns {
       { className: "tbmf-cmp__selected" },
       h("span", {
         className: "tbmf-cmp__selected-label",
-        text: "Comparing",
+        text: t("cmp.selected.comparing"),
       }),
       this._toggle,
       this._chips,
@@ -56,12 +58,16 @@ export class SelectedRuns {
     const open = this._open;
     const summary =
       runs.length === total
-        ? plural(runs.length, "run")
-        : `${plural(runs.length, "run")} of ${formatInt(total)} selected`;
-    this._toggle.textContent = `${summary} · ${open ? "less" : "edit"}`;
+        ? countText(runs.length, "count.run.")
+        : countText(runs.length, "count.runOfSelected.", {
+            total: formatInt(total),
+          });
+    this._toggle.textContent = `${summary} · ${
+      open ? t("cmp.selected.less") : t("cmp.selected.edit")
+    }`;
     this._toggle.title = open
-      ? "Show the runs on one line"
-      : "Show every run compared (remove runs here)";
+      ? t("cmp.selected.less.help")
+      : t("cmp.selected.edit.help");
     this._toggle.setAttribute("aria-expanded", String(open));
     this._toggle.hidden = runs.length === 0;
     this.element.classList.toggle("is-open", open);
@@ -79,8 +85,11 @@ export class SelectedRuns {
           "button",
           {
             className: "tbmf-cmp-chip__remove",
-            title: `Remove ${run} from the comparison`,
-            attrs: { type: "button", "aria-label": `Remove ${run}` },
+            title: t("cmp.selected.remove.help", { run }),
+            attrs: {
+              type: "button",
+              "aria-label": t("cmp.selected.remove", { run }),
+            },
             on: {
               click: (event) => {
                 markInput("selection", event);
@@ -96,7 +105,9 @@ export class SelectedRuns {
       items.push(
         h("li", {
           className: "tbmf-muted",
-          text: `+${formatInt(runs.length - MAX_LISTED_RUNS)} more`,
+          text: t("cmp.selected.more", {
+            n: formatInt(runs.length - MAX_LISTED_RUNS),
+          }),
         }),
       );
     }
@@ -104,7 +115,8 @@ export class SelectedRuns {
       items.push(
         h("li", {
           className: "tbmf-muted",
-          text: "no run selected: pick runs on the left",
+          text: t("cmp.selected.none"),
+
         }),
       );
     }

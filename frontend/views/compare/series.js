@@ -2,6 +2,7 @@
 // No DOM here: the panel draws what these functions return.
 
 import { formatInt } from "../../format.js";
+import { serverText, t } from "../../i18n.js";
 
 /**
  * @typedef {number | string | null} Value a number, or the server's
@@ -20,7 +21,7 @@ import { formatInt } from "../../format.js";
  * @property {Values} yMin
  * @property {Values} yMax
  * @property {Values} smoothed
- * @property {number[]} [steps]
+ * @property {ArrayLike<number | bigint>} [steps] BigInt64Array beyond 2^53
  * @property {number} total points logged
  * @property {number} returned points sent
  * @property {string} [excluded] why it has no place on the axis
@@ -97,8 +98,11 @@ export function seriesKey(run, tag) {
  */
 export function pointsNote(returned, total) {
   return returned >= total
-    ? `all ${formatInt(total)} points`
-    : `${formatInt(returned)} of ${formatInt(total)} points`;
+    ? t("cmp.points.all", { n: formatInt(total) })
+    : t("cmp.points.some", {
+        n: formatInt(returned),
+        total: formatInt(total),
+      });
 }
 
 /**
@@ -111,12 +115,14 @@ export function hiddenNote(series) {
   if (!hidden) return "";
   const parts = [];
   if (hidden.superseded) {
-    parts.push(`${formatInt(hidden.superseded)} superseded`);
+    parts.push(t("cmp.hidden.superseded", { n: formatInt(hidden.superseded) }));
   }
   if (hidden.repeated) {
-    parts.push(`${formatInt(hidden.repeated)} re-logged at the same step`);
+    parts.push(t("cmp.hidden.repeated", { n: formatInt(hidden.repeated) }));
   }
-  return parts.length ? ` · ${parts.join(", ")} not drawn` : "";
+  return parts.length
+    ? t("cmp.hidden.notDrawn", { parts: parts.join(t("cmp.list.comma")) })
+    : "";
 }
 
 /**
@@ -167,8 +173,10 @@ export function mainChartSeries(
           yMax: /** @type {any} */ (series.yMax),
         }
       : {};
+    // On the step axis x is the step: its exact digits for the tooltip.
+    const exactSteps = response.x === "step" ? series.steps : undefined;
     const note =
-      (isBaseline ? "baseline · " : "") +
+      (isBaseline ? t("cmp.series.baseline") : "") +
       pointsNote(series.returned, series.total) +
       hiddenNote(series) +
       (series.batchValues ? ` · ${series.batchValues}` : "");
@@ -177,7 +185,7 @@ export function mainChartSeries(
         key: `${key} (raw)`,
         run: series.run,
         color: colorOf?.(series.run),
-        label: `${label} (raw)`,
+        label: t("cmp.series.raw", { label }),
         linkedTo: key,
         legend: false,
         markers: false,
@@ -197,6 +205,7 @@ export function mainChartSeries(
         width: SMOOTHED_WIDTH,
         dash,
         x: series.x,
+        xExact: exactSteps,
         y: /** @type {any} */ (series.smoothed),
       });
     } else {
@@ -209,6 +218,7 @@ export function mainChartSeries(
         width: LINE_WIDTH,
         dash,
         x: series.x,
+        xExact: exactSteps,
         y: /** @type {any} */ (series.y),
         ...band,
       });
@@ -227,13 +237,18 @@ export function mainChartSeries(
  */
 function supersededSeries(series, showTag, colorOf) {
   const base = showTag ? seriesKey(series.run, series.tag) : series.run;
-  const label = `${base} (attempt ${series.attempt ?? 0}, superseded)`;
+  const label = t("cmp.series.superseded", {
+    name: base,
+    attempt: series.attempt ?? 0,
+  });
   return {
     key: `${seriesKey(series.run, series.tag)} · attempt ${series.attempt}`,
     run: series.run,
     color: colorOf?.(series.run),
     label,
-    note: `${pointsNote(series.returned, series.total)} a later attempt replaced`,
+    note: t("cmp.series.replaced", {
+      points: pointsNote(series.returned, series.total),
+    }),
     alpha: SUPERSEDED_ALPHA,
     width: 1,
     dash: [...SUPERSEDED_DASH],
@@ -284,7 +299,8 @@ export function diffChartSeries(
         key: `${key} (raw)`,
         run: diff.run,
         color: colorOf?.(diff.run),
-        label: `${label} (raw)`,
+        label: t("cmp.series.raw", { label }),
+
         linkedTo: key,
         legend: false,
         markers: false,
@@ -336,9 +352,12 @@ export function diffChartSeries(
       key: REFERENCE_KEY,
       run: response.baseline,
       color: colorOf?.(response.baseline),
-      label: showTag
-        ? `${seriesKey(response.baseline, baselineTag)} (baseline)`
-        : `${response.baseline} (baseline)`,
+      label: t("cmp.series.baselineLabel", {
+        name: showTag
+          ? seriesKey(response.baseline, baselineTag)
+          : response.baseline,
+      }),
+
       dash: [...BASELINE_DASH],
       width: LINE_WIDTH,
       markers: false,
@@ -354,11 +373,22 @@ export function diffChartSeries(
  * @returns {Value[]} the values with "NaN" (and NaN) as null
  */
 function gapsForNaN(values) {
-  // Array.from: a typed array's own map() would turn null back into 0.
-  return Array.from(values, (v) =>
-    v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
-  );
+  if (values == null) return values;
+  // Once per array: the same answer drawn again (a cached one, log y)
+  // gives the chart the same arrays, whose layout it keeps.
+  let gaps = gapsOf.get(values);
+  if (!gaps) {
+    // Array.from: a typed array's own map() would turn null back into 0.
+    gaps = Array.from(values, (v) =>
+      v === "NaN" || (typeof v === "number" && Number.isNaN(v)) ? null : v,
+    );
+    gapsOf.set(values, gaps);
+  }
+  return gaps;
 }
+
+/** @type {WeakMap<object, Value[]>} */
+const gapsOf = new WeakMap();
 
 /**
  * @typedef {Object} PointCounts
@@ -389,7 +419,8 @@ export function pointCounts(response) {
  * @property {'excluded' | 'missing' | 'diff'} kind
  * @property {string} run
  * @property {string} [tag]
- * @property {string} reason
+ * @property {string} reason the server's English
+ * @property {string} text the reason in the tab's language
  * @property {boolean} configHint the run's epochs can be set in the config
  */
 
@@ -409,6 +440,7 @@ export function responseNotes(response) {
       run: series.run,
       tag: series.tag,
       reason: series.excluded,
+      text: serverText(series.excludedMessage, series.excluded),
       configHint: /stepsPerEpoch|no epoch information/.test(series.excluded),
     });
   }
@@ -417,6 +449,7 @@ export function responseNotes(response) {
       kind: "missing",
       run: missing.run,
       reason: missing.reason,
+      text: serverText(missing.reasonMessage, missing.reason),
       configHint: false,
     });
   }
@@ -429,7 +462,9 @@ export function responseNotes(response) {
       run: diff.run,
       tag: diff.tag,
       reason: diff.excluded,
+      text: serverText(diff.excludedMessage, diff.excluded),
       configHint: false,
+
     });
   }
   return notes;

@@ -6,6 +6,7 @@
 
 import { h, icon, setChildren } from "../../dom.js";
 import { formatInt } from "../../format.js";
+import { t } from "../../i18n.js";
 import {
   DENSE_MARKERS,
   MARKER_MODES,
@@ -21,6 +22,7 @@ import {
 } from "../../prefs.js";
 import { AXES, DEFAULT_AXIS } from "./axes.js";
 import { setBaselineOptions } from "./baselineselect.js";
+import { movedLegacyCenter } from "./groupcontrols.js";
 import { DEFAULT_POINTS, MAX_POINTS } from "./panelrequest.js";
 import { COMPARE_KEYS, MAX_SMOOTHING, readCompareState } from "./viewstate.js";
 
@@ -31,32 +33,14 @@ import { COMPARE_KEYS, MAX_SMOOTHING, readCompareState } from "./viewstate.js";
 
 /** Ways to show batch-level series (`batchValues` of `GET scalars`). */
 const BATCH_VALUE_CHOICES = [
-  ["logged", "as logged"],
-  ["per_batch", "per-batch values"],
-  ["running_mean", "running means"],
+  ["logged", "cmp.batch.logged"],
+  ["per_batch", "cmp.batch.perBatch"],
+  ["running_mean", "cmp.batch.runningMean"],
 ];
-const BATCH_VALUES_HELP =
-  "Keras logs batch_* as running means since the epoch began; PyTorch and " +
-  "Paddle loops log each batch's value. Show running means as per-batch " +
-  "values (v_b = b·m_b − (b−1)·m_(b−1)) or per-batch values as running " +
-  "means, so both are compared like for like. Other series are unchanged.";
-const ATTEMPTS_HELP =
-  "A resumed run logs steps again: by default each step shows the latest " +
-  "point. Also draw the points an earlier attempt logged there, faint and " +
-  "dashed.";
 /** Resolutions offered (buckets a series); the URL may ask for others. */
 const POINT_CHOICES = [100, 250, 500, 1000, 2000, 5000, 10000, MAX_POINTS];
 /** Milliseconds of slider quiet before the smoothing is applied. */
 const SMOOTHING_DEBOUNCE_MS = 150;
-const TIME_SMOOTHING_HELP =
-  "Time-weighted: an EMA that decays with distance on the x axis instead " +
-  "of with the number of points. A point one median gap back weighs w, ten " +
-  "gaps back w¹⁰, however many points lie between. Use it on the relative " +
-  "or wall axis, or when runs log at different rates. With evenly spaced " +
-  "points it equals TensorBoard's EMA.";
-const EMA_SMOOTHING_HELP =
-  "TensorBoard's debiased EMA over point index, computed on the server over " +
-  "every point before downsampling.";
 
 export class CompareToolbar {
   /**
@@ -72,6 +56,8 @@ export class CompareToolbar {
     /** @type {Event | null} */
     this._smoothingEvent = null;
     const state = ctx.state;
+    const emaHelp = t("cmp.smoothing.ema.help");
+    const timeHelp = t("cmp.smoothing.time.help");
     this._axisButtons = AXES.map((axis) =>
       h("button", {
         className: "tbmf-cmp-seg__item",
@@ -98,7 +84,7 @@ export class CompareToolbar {
         min: 0,
         max: MAX_SMOOTHING,
         step: 0.01,
-        "aria-label": "Smoothing",
+        "aria-label": t("cmp.smoothing"),
       },
       dataset: { control: "smoothing" },
       on: {
@@ -113,8 +99,8 @@ export class CompareToolbar {
       "select",
       {
         className: "tbmf-cmp-select tbmf-cmp-select--mode",
-        title: EMA_SMOOTHING_HELP,
-        attrs: { "aria-label": "Smoothing mode" },
+        title: emaHelp,
+        attrs: { "aria-label": t("cmp.smoothing.mode") },
         dataset: { control: "smoothing-mode" },
         on: {
           change: (event) => {
@@ -127,13 +113,13 @@ export class CompareToolbar {
         },
       },
       h("option", {
-        text: "EMA",
-        title: EMA_SMOOTHING_HELP,
+        text: t("cmp.smoothing.ema"),
+        title: emaHelp,
         attrs: { value: "ema" },
       }),
       h("option", {
-        text: "time-weighted",
-        title: TIME_SMOOTHING_HELP,
+        text: t("cmp.smoothing.time"),
+        title: timeHelp,
         attrs: { value: "time" },
       }),
     );
@@ -141,7 +127,7 @@ export class CompareToolbar {
       "button",
       {
         className: "tbmf-cmp-toggle",
-        title: "Logarithmic y axis (values ≤ 0 are not drawn)",
+        title: t("cmp.logY.help"),
         attrs: { type: "button", "aria-pressed": "false" },
         dataset: { control: "log-y" },
         on: {
@@ -154,16 +140,12 @@ export class CompareToolbar {
         },
       },
       icon("logScale", { size: 16 }),
-      h("span", { text: "log y" }),
+      h("span", { text: t("cmp.logY") }),
     );
     this._outliers = h("button", {
       className: "tbmf-cmp-toggle",
-      text: "ignore outliers",
-      title:
-        "Fit the y axis to the bulk of the curves (0.5–99.5 percentile of " +
-        "the drawn values, plus a margin). Points outside are marked with a " +
-        "chevron at the top or bottom edge and listed in the tooltip: no " +
-        "spike disappears.",
+      text: t("cmp.outliers"),
+      title: t("cmp.outliers.help"),
       attrs: { type: "button", "aria-pressed": "true" },
       dataset: { control: "outliers" },
       on: {
@@ -179,13 +161,11 @@ export class CompareToolbar {
     });
     this._markers = h("select", {
       className: "tbmf-cmp-select",
-      title:
-        "Anomaly markers on the chart: off, the hovered run's, or all. " +
-        `Auto: all, or the hovered run's once the chart draws more than ` +
-        `${MARKERS_ALL_UP_TO} runs with more than ${DENSE_MARKERS} ` +
-        `findings; more than ${DENSE_MARKERS} in view are summarised, one ` +
-        "mark per run and kind. Click a marker for what was found.",
-      attrs: { "aria-label": "Anomaly markers" },
+      title: t("cmp.markers.help", {
+        runs: MARKERS_ALL_UP_TO,
+        findings: DENSE_MARKERS,
+      }),
+      attrs: { "aria-label": t("cmp.markers") },
       dataset: { control: "anomaly-markers" },
       on: {
         change: (event) => {
@@ -196,8 +176,8 @@ export class CompareToolbar {
     });
     this._baseline = h("select", {
       className: "tbmf-cmp-select tbmf-cmp-select--wide",
-      title: "Draw each run's difference from this run",
-      attrs: { "aria-label": "Baseline run" },
+      title: t("cmp.baseline.help"),
+      attrs: { "aria-label": t("cmp.baseline.run") },
       dataset: { control: "baseline" },
       on: {
         change: (event) => {
@@ -215,8 +195,8 @@ export class CompareToolbar {
           text: mode === "difference" ? "A − B" : "A ÷ B",
           title:
             mode === "difference"
-              ? "Difference: run − baseline"
-              : "Ratio: run ÷ baseline (gap where the baseline is 0)",
+              ? t("cmp.diff.difference")
+              : t("cmp.diff.ratio"),
           attrs: { type: "button", "aria-pressed": "false" },
           dataset: { diffMode: mode },
           on: {
@@ -231,10 +211,8 @@ export class CompareToolbar {
     );
     this._points = h("select", {
       className: "tbmf-cmp-select",
-      title:
-        "Buckets a series is cut into on x; each keeps its first, last, min " +
-        "and max point, so spikes survive at any resolution",
-      attrs: { "aria-label": "Points a series" },
+      title: t("cmp.points.help"),
+      attrs: { "aria-label": t("cmp.points.label") },
       dataset: { control: "points" },
       on: {
         change: (event) => {
@@ -252,26 +230,28 @@ export class CompareToolbar {
       "button",
       {
         className: "tbmf-cmp-toggle",
-        title: ATTEMPTS_HELP,
+        title: t("cmp.attempts.help"),
         attrs: { type: "button", "aria-pressed": "false" },
         dataset: { control: "attempts" },
         on: {
           click: () =>
             state.update({
+              // `ca` was the group center too: keep an old link's median.
+              ...movedLegacyCenter(state),
               [COMPARE_KEYS.attempts]: readCompareState(state).allAttempts
                 ? null
                 : "all",
             }),
         },
       },
-      h("span", { text: "superseded" }),
+      h("span", { text: t("cmp.attempts.superseded") }),
     );
     this._batchValues = h(
       "select",
       {
         className: "tbmf-cmp-select",
-        title: BATCH_VALUES_HELP,
-        attrs: { "aria-label": "Batch values" },
+        title: t("cmp.batch.help"),
+        attrs: { "aria-label": t("cmp.batch") },
         dataset: { control: "batch-values" },
         on: {
           change: () =>
@@ -283,8 +263,8 @@ export class CompareToolbar {
             }),
         },
       },
-      BATCH_VALUE_CHOICES.map(([value, text]) =>
-        h("option", { text, attrs: { value } }),
+      BATCH_VALUE_CHOICES.map(([value, key]) =>
+        h("option", { text: t(key), attrs: { value } }),
       ),
     );
 
@@ -292,18 +272,18 @@ export class CompareToolbar {
       "div",
       { className: "tbmf-cmp-toolbar" },
       group(
-        "X axis",
+        t("cmp.xAxis"),
         h(
           "span",
           {
             className: "tbmf-cmp-seg",
-            attrs: { role: "group", "aria-label": "X axis" },
+            attrs: { role: "group", "aria-label": t("cmp.xAxis") },
           },
           this._axisButtons,
         ),
       ),
       group(
-        "Smoothing",
+        t("cmp.smoothing"),
         h(
           "span",
           { className: "tbmf-cmp-smoothing" },
@@ -314,11 +294,11 @@ export class CompareToolbar {
             "span",
             {
               className: "tbmf-cmp-help",
-              title: `${EMA_SMOOTHING_HELP}\n\n${TIME_SMOOTHING_HELP}`,
+              title: `${emaHelp}\n\n${timeHelp}`,
               attrs: {
                 tabindex: "0",
                 role: "img",
-                "aria-label": `${EMA_SMOOTHING_HELP} ${TIME_SMOOTHING_HELP}`,
+                "aria-label": `${emaHelp} ${timeHelp}`,
               },
             },
             icon("info", { size: 16 }),
@@ -326,7 +306,7 @@ export class CompareToolbar {
         ),
       ),
       group(
-        "Y axis",
+        t("cmp.yAxis"),
         h(
           "span",
           { className: "tbmf-cmp-yaxis" },
@@ -336,7 +316,7 @@ export class CompareToolbar {
         ),
       ),
       group(
-        "Baseline",
+        t("cmp.baseline"),
         h(
           "span",
           { className: "tbmf-cmp-baseline" },
@@ -345,7 +325,7 @@ export class CompareToolbar {
             "span",
             {
               className: "tbmf-cmp-seg",
-              attrs: { role: "group", "aria-label": "Difference mode" },
+              attrs: { role: "group", "aria-label": t("cmp.diff.mode") },
             },
             this._diffButtons,
           ),
@@ -358,21 +338,21 @@ export class CompareToolbar {
           "summary",
           {
             className: "tbmf-cmp-toggle tbmf-cmp-more__button",
-            title: "Resolution, tooltip, batch values, attempts",
+            title: t("cmp.more.help"),
           },
           icon("tune", { size: 16 }),
-          h("span", { text: "More" }),
+          h("span", { text: t("cmp.more") }),
         ),
         h(
           "div",
           { className: "tbmf-cmp-more__panel" },
-          group("Points / series", this._points),
-          group("Tooltip", this._tooltipRows()),
-          group("Batch values", this._batchValues),
-          group("Attempts", this._attempts),
+          group(t("cmp.points"), this._points),
+          group(t("cmp.tooltip"), this._tooltipRows()),
+          group(t("cmp.batch"), this._batchValues),
+          group(t("cmp.attempts"), this._attempts),
         ),
       ),
-      group("Groups", this.groupControls.element),
+      group(t("cmp.groups"), this.groupControls.element),
     );
   }
 
@@ -382,10 +362,8 @@ export class CompareToolbar {
       "select",
       {
         className: "tbmf-cmp-select",
-        title:
-          "Rows a chart's tooltip lists: the series under the cursor first, " +
-          "then the nearest ones",
-        attrs: { "aria-label": "Tooltip rows" },
+        title: t("cmp.tooltip.help"),
+        attrs: { "aria-label": t("cmp.tooltip.rows") },
         dataset: { control: "tooltip-rows" },
         on: {
           change: () =>
@@ -399,7 +377,10 @@ export class CompareToolbar {
       },
       TOOLTIP_ROW_CHOICES.map((rows) =>
         h("option", {
-          text: rows === 0 ? "all rows" : `${rows} rows`,
+          text:
+            rows === 0
+              ? t("cmp.tooltip.allRows")
+              : t("cmp.tooltip.nRows", { n: rows }),
           attrs: { value: rows },
         }),
       ),
@@ -461,17 +442,22 @@ export class CompareToolbar {
     this._smoothingValue.textContent = Number(this._smoothing.value).toFixed(2);
     this._smoothingMode.value = s.smoothingMode;
     this._smoothingMode.title =
-      s.smoothingMode === "time" ? TIME_SMOOTHING_HELP : EMA_SMOOTHING_HELP;
+      s.smoothingMode === "time"
+        ? t("cmp.smoothing.time.help")
+        : t("cmp.smoothing.ema.help");
     this._logY.classList.toggle("is-on", s.logY);
     this._logY.setAttribute("aria-pressed", String(s.logY));
     this._outliers.classList.toggle("is-on", s.ignoreOutliers);
     this._outliers.setAttribute("aria-pressed", String(s.ignoreOutliers));
-    const auto = "anomalies: auto";
+    const auto = t("cmp.markers.auto");
     if (this._markers.options[0]?.text !== auto) {
       this._markers.replaceChildren(
         h("option", { text: auto, attrs: { value: "" } }),
-        ...Object.entries(MARKER_MODES).map(([value, text]) =>
-          h("option", { text: `anomalies: ${text}`, attrs: { value } }),
+        ...Object.entries(MARKER_MODES).map(([value, key]) =>
+          h("option", {
+            text: t("cmp.markers.mode", { mode: t(key) }),
+            attrs: { value },
+          }),
         ),
       );
     }
@@ -484,7 +470,8 @@ export class CompareToolbar {
       this._baseline,
       candidates,
       s.baseline,
-      "not selected or no such series",
+      t("cmp.baseline.missing"),
+
     );
     const hasBaseline = this._baseline.value !== "";
     for (const button of this._diffButtons) {

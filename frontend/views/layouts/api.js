@@ -13,6 +13,8 @@ import { fetchJson } from "../../model.js";
  * @property {string[]} warnings problems with the layouts file
  * @property {string | null} path where user layouts are saved
  * @property {string | null} pathReason why there (or why nowhere)
+ * @property {{id: string, params: Record<string, unknown>} | null} pathReasonMessage
+ *     the same as a catalog message
  * @property {boolean} writable false: nothing can be saved
  *
  * @typedef {Object} PreviewMatch
@@ -63,6 +65,7 @@ export async function loadLayouts(signal) {
     warnings: Array.isArray(payload.warnings) ? payload.warnings : [],
     path: payload.path ?? null,
     pathReason: payload.pathReason ?? null,
+    pathReasonMessage: payload.pathReasonMessage ?? null,
     writable: payload.writable !== false,
   };
 }

@@ -40,6 +40,8 @@ import {
  * @property {Layout | null} base the saved layout, or null for a new one
  * @property {Draft} draft what to edit (a copy is taken)
  * @property {boolean} [restored] the draft came back from an earlier visit
+ * @property {Draft} [blank] a new layout's starting draft (its default
+ *     name): what discarding restored changes returns to
  * @property {() => string[]} takenNames names of the saved layouts
  * @property {() => string[]} tagNames every scalar tag (suggestions)
  * @property {() => string[]} metricNames every canonical metric name
@@ -70,7 +72,10 @@ export class Editor {
     /** What "no changes" means: the saved layout, or the blank new one. */
     this._pristine = spec.base
       ? draftFromLayout(spec.base)
-      : clone(spec.restored ? { name: "", categories: [] } : spec.draft);
+      : clone(
+          spec.blank ??
+            (spec.restored ? { name: "", categories: [] } : spec.draft),
+        );
     this._id = ++editorCount;
     this._request = new LatestRequest();
     /** @type {ReturnType<typeof setTimeout> | null} */

@@ -3,7 +3,7 @@
 // saved. New and Import live in its header.
 
 import { h, setChildren } from "../../dom.js";
-import { t } from "../../i18n.js";
+import { serverText, t } from "../../i18n.js";
 import { icon } from "./icons.js";
 import { chartCount, MAX_IMPORT_BYTES } from "./schema.js";
 
@@ -106,7 +106,10 @@ export class LayoutList {
    */
   render({ payload, error, current, importError = null }) {
     const writable = payload?.writable ?? false;
-    const reason = payload?.pathReason ?? "";
+    const reason = serverText(
+      payload?.pathReasonMessage,
+      payload?.pathReason ?? "",
+    );
     for (const button of [this._newButton, this._importButton]) {
       button.disabled = !writable;
       if (!writable && payload)

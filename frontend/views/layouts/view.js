@@ -437,6 +437,8 @@ export class LayoutsView {
       base,
       draft: restored && stashed ? stashed : initial,
       restored,
+      // Discarding a new layout's restored changes keeps its default name.
+      blank: base ? undefined : initial,
       takenNames: () => this._names(),
       tagNames: () =>
         [...new Set(this.ctx.catalog.runs.flatMap((r) => r.scalarTags))].sort(),

@@ -2,6 +2,7 @@
 // values (label, duration, trainer name) the table and its details show.
 
 import { h, icon } from "../../dom.js";
+import { t } from "../../i18n.js";
 
 /** @typedef {import("../../model.js").RunInfo} RunInfo */
 
@@ -14,70 +15,46 @@ import { h, icon } from "../../dom.js";
  * @property {(run: RunInfo) => string | number} sortKey
  */
 
+/**
+ * A fixed column; its label and header tooltip are the catalog's
+ * `runs.col.<id>` and `runs.col.<id>.help`, read in the tab's language.
+ * @param {string} id
+ * @param {(run: RunInfo) => string | number} sortKey
+ * @param {{numeric?: boolean, help?: boolean}} [options]
+ * @returns {Column}
+ */
+function fixedColumn(id, sortKey, { numeric = false, help = true } = {}) {
+  return {
+    id,
+    get label() {
+      return t(`runs.col.${id}`);
+    },
+    get title() {
+      return help ? t(`runs.col.${id}.help`) : undefined;
+    },
+    ...(numeric ? { numeric } : {}),
+    sortKey,
+  };
+}
+
 /** @type {Column[]} */
 export const COLUMNS = [
-  { id: "run", label: "Run", sortKey: (r) => runLabel(r).toLowerCase() },
-  { id: "group", label: "Group", sortKey: (r) => r.group.toLowerCase() },
-  { id: "framework", label: "Framework", sortKey: (r) => r.framework },
-  { id: "writer", label: "Writer", sortKey: (r) => r.writer.toLowerCase() },
-  {
-    id: "scalars",
-    label: "Scalars",
-    title: "Number of scalar tags",
+  fixedColumn("run", (r) => runLabel(r).toLowerCase(), { help: false }),
+  fixedColumn("group", (r) => r.group.toLowerCase(), { help: false }),
+  fixedColumn("framework", (r) => r.framework, { help: false }),
+  fixedColumn("writer", (r) => r.writer.toLowerCase(), { help: false }),
+  fixedColumn("scalars", (r) => r.scalarTags.length, { numeric: true }),
+  fixedColumn("histograms", (r) => r.histogramTags.length, { numeric: true }),
+  fixedColumn("points", (r) => r.numPoints, { numeric: true }),
+  fixedColumn("steps", (r) => r.lastStep ?? -Infinity, { numeric: true }),
+  fixedColumn("duration", (r) => duration(r) ?? -Infinity, { numeric: true }),
+  fixedColumn("warnings", (r) => r.warnings.length, { numeric: true }),
+  fixedColumn("steptime", (r) => r.speed?.medianStepTime ?? -Infinity, {
     numeric: true,
-    sortKey: (r) => r.scalarTags.length,
-  },
-  {
-    id: "histograms",
-    label: "Histograms",
-    title: "Number of histogram tags",
+  }),
+  fixedColumn("traintime", (r) => r.speed?.trainingSeconds ?? -Infinity, {
     numeric: true,
-    sortKey: (r) => r.histogramTags.length,
-  },
-  {
-    id: "points",
-    label: "Points",
-    title: "Scalar points read: every logged point, nothing sampled away",
-    numeric: true,
-    sortKey: (r) => r.numPoints,
-  },
-  {
-    id: "steps",
-    label: "Steps",
-    title: "First and last step logged",
-    numeric: true,
-    sortKey: (r) => r.lastStep ?? -Infinity,
-  },
-  {
-    id: "duration",
-    label: "Duration",
-    title: "Time between the first and the last event",
-    numeric: true,
-    sortKey: (r) => duration(r) ?? -Infinity,
-  },
-  {
-    id: "warnings",
-    label: "Warnings",
-    title: "Problems met while reading the files",
-    numeric: true,
-    sortKey: (r) => r.warnings.length,
-  },
-  {
-    id: "steptime",
-    label: "Step time",
-    title:
-      "Median seconds a step, derived from wall time (the run's densest step-counted tag; logging every N steps, pauses and resumes accounted for)",
-    numeric: true,
-    sortKey: (r) => r.speed?.medianStepTime ?? -Infinity,
-  },
-  {
-    id: "traintime",
-    label: "Train time",
-    title:
-      "Training time derived from wall time: the attempts' spans, the downtime between a run and its resume left out",
-    numeric: true,
-    sortKey: (r) => r.speed?.trainingSeconds ?? -Infinity,
-  },
+  }),
 ];
 /** Columns before the data columns: checkbox and expander. */
 export const LEAD_COLUMNS = 2;
@@ -135,7 +112,9 @@ export function headerCells(columns, sorted, descending, onSort) {
         "button",
         {
           className: `tbmf-sort${active ? " is-active" : ""}`,
-          title: column.title ?? `Sort by ${column.label.toLowerCase()}`,
+          title:
+            column.title ??
+            t("runs.sortBy", { column: column.label.toLowerCase() }),
           attrs: { type: "button" },
           on: { click: () => onSort(column) },
         },
@@ -222,19 +201,26 @@ export function stepTimeCell(run) {
   if (!speed || speed.medianStepTime == null) {
     return {
       text: "—",
-      title: speed?.stream === "" ? "no step-counted tag to time" : "",
+      title: speed?.stream === "" ? t("runs.speed.noStream") : "",
     };
   }
   const lines = [
-    `median ${formatStepTime(speed.medianStepTime)} a step (derived from wall time, tag ${speed.stream})`,
+    t("runs.speed.median", {
+      time: formatStepTime(speed.medianStepTime),
+      tag: speed.stream,
+    }),
   ];
   if (speed.stepsPerSecond != null) {
-    lines.push(`${speed.stepsPerSecond.toPrecision(4)} steps/s steady`);
+    lines.push(
+      t("runs.speed.steps", { n: speed.stepsPerSecond.toPrecision(4) }),
+    );
   }
   if (speed.samplesPerSecond != null) {
-    lines.push(`${speed.samplesPerSecond.toPrecision(4)} samples/s`);
+    lines.push(
+      t("runs.speed.samples", { n: speed.samplesPerSecond.toPrecision(4) }),
+    );
   }
-  if (speed.stalls) lines.push(`${speed.stalls} stalls`);
+  if (speed.stalls) lines.push(t("runs.speed.stalls", { n: speed.stalls }));
   return { text: formatStepTime(speed.medianStepTime), title: lines.join("\n") };
 }
 

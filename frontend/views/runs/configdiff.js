@@ -4,7 +4,8 @@
 
 import { fetchJson, LatestRequest } from "../../model.js";
 import { h, setChildren } from "../../dom.js";
-import { plural } from "../../format.js";
+import { t } from "../../i18n.js";
+import { countText } from "../../intl.js";
 import { hparamText } from "./experiment.js";
 
 /** Most runs in one diff (the route's cap). */
@@ -20,7 +21,7 @@ export class ConfigDiffPanel {
     this._last = null;
     this.element = h("section", {
       className: "tbmf-config-diff",
-      attrs: { "aria-label": "Config diff" },
+      attrs: { "aria-label": t("runs.diff") },
       dataset: { state: "empty" },
     });
     this.element.hidden = true;
@@ -49,8 +50,8 @@ export class ConfigDiffPanel {
           className: "tbmf-muted",
           text:
             runs.length < 2
-              ? "Select two or more runs to see their configs side by side."
-              : `Select at most ${MAX_DIFF_RUNS} runs for a config diff.`,
+              ? t("runs.diff.selectTwo")
+              : t("runs.diff.selectAtMost", { most: MAX_DIFF_RUNS }),
         }),
       );
       return;
@@ -92,7 +93,10 @@ export class ConfigDiffPanel {
             { attrs: { colspan: runs.length + 1 } },
             h("button", {
               className: "tbmf-button tbmf-button--text",
-              text: `${this._showSame ? "Hide" : "Show"} ${plural(same.length, "key")} equal in every run`,
+              text: countText(
+                same.length,
+                this._showSame ? "runs.diff.hideSame." : "runs.diff.showSame.",
+              ),
               attrs: {
                 type: "button",
                 "aria-expanded": String(this._showSame),
@@ -117,12 +121,15 @@ export class ConfigDiffPanel {
       h(
         "header",
         { className: "tbmf-config-diff__head" },
-        h("h3", { text: "Config diff" }),
+        h("h3", { text: t("runs.diff") }),
         h("span", {
           className: "tbmf-muted",
           text: body.keys.length
-            ? `${plural(differing.length, "key")} differ, ${plural(same.length, "key")} equal`
-            : "None of these runs has hyper-parameters.",
+            ? t("runs.diff.counts", {
+                differ: countText(differing.length, "count.key."),
+                same: countText(same.length, "count.key."),
+              })
+            : t("runs.diff.noHparams"),
         }),
       ),
       h(
@@ -137,7 +144,7 @@ export class ConfigDiffPanel {
             h(
               "tr",
               {},
-              h("th", { text: "key", attrs: { scope: "col" } }),
+              h("th", { text: t("runs.diff.key"), attrs: { scope: "col" } }),
               runs.map((run) =>
                 h(
                   "th",
@@ -175,7 +182,10 @@ export class ConfigDiffPanel {
       runs.map((run) =>
         h("td", {
           className: missing.has(run) ? "tbmf-muted" : "",
-          text: missing.has(run) ? "not set" : hparamText(key.values[run]),
+          text: missing.has(run)
+            ? t("runs.diff.notSet")
+            : hparamText(key.values[run]),
+
           dataset: { run },
         }),
       ),

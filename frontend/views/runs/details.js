@@ -2,13 +2,9 @@
 // attempts, hyper-parameters, tags, files and warnings.
 
 import { frameworkBadge, h } from "../../dom.js";
-import {
-  formatDuration,
-  formatInt,
-  formatSteps,
-  formatTimestamp,
-  plural,
-} from "../../format.js";
+import { formatInt, formatSteps } from "../../format.js";
+import { serverText, serverTexts, t } from "../../i18n.js";
+import { countText, durationText, timestampText } from "../../intl.js";
 import { duration, trainerLabel } from "./columns.js";
 import { hparamText } from "./experiment.js";
 import { inferenceSection } from "./inferences.js";
@@ -23,55 +19,72 @@ import { inferenceSection } from "./inferences.js";
  * @returns {HTMLTableRowElement}
  */
 export function detailRow(run, span, onSaved) {
+  const info = /** @type {any} */ (run);
   const otherTags = Object.entries(run.otherTags ?? {}).filter(
     ([, tags]) => tags.length > 0,
   );
   const sections = [
-    section("Why this framework", [
+    section(t("runs.detail.why"), [
       h(
         "div",
         { className: "tbmf-detail__facts" },
-        fact("Framework", frameworkBadge(run.framework, "tbmf-badge")),
-        fact("Writer", run.writer || "—"),
-        fact("Trainer", run.trainer ? trainerLabel(run.trainer) : "—"),
-        fact("Format", run.format || "—"),
-        fact("Epochs from", run.epochSource || "not known"),
-        fact("Logged layout", run.hasLayout ? "yes" : "no"),
+        fact(t("runs.col.framework"), frameworkBadge(run.framework, "tbmf-badge")),
+        fact(t("runs.col.writer"), run.writer || "—"),
+        fact(
+          t("runs.detail.trainer"),
+          run.trainer ? trainerLabel(run.trainer) : "—",
+        ),
+        fact(t("runs.detail.format"), run.format || "—"),
+        fact(
+          t("runs.detail.epochsFrom"),
+          run.epochSource
+            ? serverText(info.epochSourceMessage, run.epochSource)
+            : t("runs.detail.notKnown"),
+        ),
+        fact(
+          t("runs.detail.loggedLayout"),
+          run.hasLayout ? t("runs.detail.yes") : t("runs.detail.no"),
+        ),
       ),
       list(
-        [...(run.evidence ?? []), ...(run.trainerEvidence ?? [])],
-        "No evidence recorded.",
+        [
+          ...serverTexts(run.evidence, info.evidenceMessages),
+          ...serverTexts(run.trainerEvidence, info.trainerEvidenceMessages),
+        ],
+        t("runs.detail.noEvidence"),
       ),
     ]),
     inferenceSection(run, onSaved),
-    section("Timeline", [
+    section(t("runs.detail.timeline"), [
       h(
         "div",
         { className: "tbmf-detail__facts" },
-        fact("First event", formatTimestamp(run.startTime)),
-        fact("Last event", formatTimestamp(run.endTime)),
-        fact("Duration", formatDuration(duration(run))),
-        fact("Steps", formatSteps(run.firstStep, run.lastStep)),
-        fact("Scalar points", formatInt(run.numPoints)),
-        fact("Histograms", formatInt(run.numHistograms)),
+        fact(t("runs.detail.firstEvent"), timestampText(run.startTime)),
+        fact(t("runs.detail.lastEvent"), timestampText(run.endTime)),
+        fact(t("runs.col.duration"), durationText(duration(run))),
+        fact(t("runs.col.steps"), formatSteps(run.firstStep, run.lastStep)),
+        fact(t("runs.detail.scalarPoints"), formatInt(run.numPoints)),
+        fact(t("runs.col.histograms"), formatInt(run.numHistograms)),
       ),
     ]),
     attemptsSection(run),
     hparamsSection(run),
     section(
-      `Scalar tags (${formatInt(run.scalarTagCount ?? run.scalarTags.length)})`,
+      t("runs.detail.scalarTags", {
+        n: formatInt(run.scalarTagCount ?? run.scalarTags.length),
+      }),
       [tagList(run.scalarTags), ...notListed(run.scalarTagCount, run.scalarTags)],
     ),
     section(
-      `Histogram tags (${formatInt(
-        run.histogramTagCount ?? run.histogramTags.length,
-      )})`,
+      t("runs.detail.histogramTags", {
+        n: formatInt(run.histogramTagCount ?? run.histogramTags.length),
+      }),
       [
         tagList(run.histogramTags),
         ...notListed(run.histogramTagCount, run.histogramTags),
       ],
     ),
-    section("Other tags (not charted here)", [
+    section(t("runs.detail.otherTags"), [
       otherTags.length
         ? h(
             "dl",
@@ -81,17 +94,23 @@ export function detailRow(run, span, onSaved) {
               h("dd", {}, tagList(tags)),
             ]),
           )
-        : h("p", { className: "tbmf-muted", text: "None." }),
+        : h("p", { className: "tbmf-muted", text: t("runs.detail.none") }),
     ]),
-    section(`Files (${formatInt((run.files ?? []).length)})`, [
-      list(run.files ?? [], "No files.", "tbmf-mono"),
+    section(t("runs.detail.files", { n: formatInt((run.files ?? []).length) }), [
+      list(run.files ?? [], t("runs.detail.noFiles"), "tbmf-mono"),
     ]),
   ];
   if (run.warnings.length) {
     sections.push(
       section(
-        `Warnings (${formatInt(run.warnings.length)})`,
-        [list(run.warnings, "", "tbmf-warnings")],
+        t("runs.detail.warnings", { n: formatInt(run.warnings.length) }),
+        [
+          list(
+            serverTexts(run.warnings, info.warningMessages),
+            "",
+            "tbmf-warnings",
+          ),
+        ],
         "tbmf-detail__section--warn",
       ),
     );
@@ -117,36 +136,38 @@ function attemptsSection(run) {
   const hidden = attempts.some((a) => a.superseded || a.repeated);
   if (attempts.length < 2 && !hidden) return null;
   const causes = {
-    session_log: "SessionLog.START (e.g. torch purge_step)",
-    step_decrease: "a tag went back to this step",
-    step_relogged: "a new file logged this step again",
+    session_log: "runs.attempt.cause.session_log",
+    step_decrease: "runs.attempt.cause.step_decrease",
+    step_relogged: "runs.attempt.cause.step_relogged",
   };
-  return section(`Attempts (${formatInt(attempts.length)})`, [
-    h("p", {
-      className: "tbmf-muted",
-      text:
-        "Each step shows its latest point; earlier ones are kept and " +
-        "counted (Compare › Attempts draws them).",
-    }),
+  return section(t("runs.detail.attempts", { n: formatInt(attempts.length) }), [
+    h("p", { className: "tbmf-muted", text: t("runs.attempt.help") }),
     list(
       attempts.map((a) => {
+        const cause = causes[/** @type {keyof typeof causes} */ (a.cause)];
         const start =
           a.attempt === 0
-            ? `from step ${a.startStep ?? "—"}`
-            : `resumed at step ${a.startStep} (${
-                causes[/** @type {keyof typeof causes} */ (a.cause)] ?? a.cause
-              })`;
+            ? t("runs.attempt.from", { step: a.startStep ?? "—" })
+            : t("runs.attempt.resumed", {
+                step: a.startStep,
+                cause: cause ? t(cause) : a.cause,
+              });
         const extra = [
-          a.superseded ? `${formatInt(a.superseded)} superseded` : "",
+          a.superseded
+            ? t("cmp.hidden.superseded", { n: formatInt(a.superseded) })
+            : "",
           a.repeated
-            ? `${formatInt(a.repeated)} re-logged at the same step`
+            ? t("cmp.hidden.repeated", { n: formatInt(a.repeated) })
             : "",
         ]
           .filter(Boolean)
-          .join(", ");
+          .join(t("cmp.list.comma"));
         return (
-          `attempt ${a.attempt}: ${start} · ${plural(a.points, "point")}` +
-          (extra ? ` · ${extra}` : "")
+          t("runs.attempt.line", {
+            attempt: a.attempt,
+            start,
+            points: countText(a.points, "count.point."),
+          }) + (extra ? ` · ${extra}` : "")
         );
       }),
       "",
@@ -165,13 +186,16 @@ function hparamsSection(run) {
   const hparams = Object.entries(info.hparams ?? {});
   const sources = info.hparamsSources ?? {};
   return section(
-    `Hyper-parameters (${formatInt(hparams.length)})`,
+    t("runs.detail.hparams", { n: formatInt(hparams.length) }),
     [
       h(
         "div",
         { className: "tbmf-detail__facts" },
-        fact("Group", `${run.group} (${info.groupSource ?? "run"})`),
-        fact("Config hash", info.configHash || "—"),
+        fact(
+          t("runs.col.group"),
+          `${run.group} (${groupSourceText(info.groupSource ?? "run")})`,
+        ),
+        fact(t("runs.detail.configHash"), info.configHash || "—"),
       ),
       hparams.length
         ? h(
@@ -192,10 +216,7 @@ function hparamsSection(run) {
           )
         : h("p", {
             className: "tbmf-muted",
-            text:
-              "None found: no add_hparams / hparams summary, hparams.yaml, " +
-              "config.json|yaml, hparams.json or args text, and none set in " +
-              "the config file.",
+            text: t("runs.detail.noHparams"),
           }),
     ],
     "tbmf-detail__section--hparams",
@@ -254,7 +275,7 @@ function list(items, emptyText, className = "") {
  */
 function tagList(tags) {
   if (tags.length === 0)
-    return h("p", { className: "tbmf-muted", text: "None." });
+    return h("p", { className: "tbmf-muted", text: t("runs.detail.none") });
   return h(
     "ul",
     { className: "tbmf-tags" },
@@ -273,9 +294,30 @@ function notListed(count, listed) {
   return [
     h("p", {
       className: "tbmf-detail__more",
-      text: `and ${formatInt(count - listed.length)} more (the first ${formatInt(
-        listed.length,
-      )} are listed; search the Compare tab's raw tags for any of them)`,
+      text: t("runs.detail.notListed", {
+        n: formatInt(count - listed.length),
+        listed: formatInt(listed.length),
+      }),
+
     }),
   ];
+}
+
+/** Where a run's group came from (`groupSource` of `GET runs`). */
+const GROUP_SOURCES = Object.freeze({
+  config: "runs.groupSource.config",
+  "config rule": "runs.groupSource.configRule",
+  "ddp ranks": "runs.groupSource.ddpRanks",
+  "seed repeats": "runs.groupSource.seedRepeats",
+  "sub-runs": "runs.groupSource.subRuns",
+  run: "runs.groupSource.run",
+});
+
+/**
+ * @param {string} source
+ * @returns {string} in the tab's language (an unknown one as sent)
+ */
+function groupSourceText(source) {
+  const key = GROUP_SOURCES[/** @type {keyof typeof GROUP_SOURCES} */ (source)];
+  return key ? t(key) : source;
 }

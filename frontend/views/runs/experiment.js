@@ -6,6 +6,7 @@
 
 import { fetchJson, LatestRequest } from "../../model.js";
 import { formatPosition, formatValue } from "../../format.js";
+import { t } from "../../i18n.js";
 
 /** @typedef {import("../../model.js").RunInfo & {hparams?: Record<string, unknown>, configHash?: string, groupSource?: string}} Run */
 
@@ -179,7 +180,7 @@ export function bestAtText(row) {
   if (row.stepUnit === "epoch") {
     return row.bestEpoch != null
       ? formatPosition("epoch", row.bestEpoch)
-      : formatPosition("epoch index", row.bestStep);
+      : formatPosition("epochIndex", row.bestStep);
   }
   const step = formatPosition("step", row.bestStep);
   return row.bestEpoch != null
@@ -297,7 +298,7 @@ export function experimentColumns(runs, summary) {
   const columns = differing.slice(0, MAX_HPARAM_COLUMNS).map((key) => ({
     id: `hp:${key}`,
     label: key,
-    title: `Hyper-parameter ${key} (differs between the shown runs)`,
+    title: t("runs.exp.hparam.help", { key }),
     numeric: runs.every((r) => {
       const v = r.hparams?.[key];
       return v === undefined || typeof v === "number";
@@ -317,31 +318,29 @@ export function experimentColumns(runs, summary) {
       for (const run of s.members) spreads.set(run, s);
     }
     const name = summary.name;
-    const better =
+    const best =
       summary.direction === "min"
-        ? "lowest"
+        ? t("runs.exp.best.lowest")
         : summary.direction === "max"
-          ? "highest"
-          : null;
+          ? t("runs.exp.best.highest")
+          : t("runs.exp.best.unknown");
     /** @param {string} field */
     const num = (field) => (/** @type {Run} */ run) => {
       const v = rows.get(run.run)?.[field];
       return typeof v === "number" || typeof v === "bigint" ? v : undefined;
     };
     const metricColumns = [
-      ["last", `${name} last`, "Value at the run's largest step", num("last")],
       [
-        "best",
-        `${name} best`,
-        better ? `The ${better} value logged` : "Direction unknown: no best",
-        num("best"),
+        "last",
+        t("runs.exp.last", { name }),
+        t("runs.exp.last.help"),
+        num("last"),
       ],
+      ["best", t("runs.exp.best", { name }), best, num("best")],
       [
         "bestStep",
-        "best at",
-        "Where the best value was logged, in the tag's own unit (an " +
-          "epoch-level tag counts epochs, Keras epoch_* and Paddle eval/*), " +
-          "with its place on the epoch axis (epochs completed)",
+        t("runs.exp.bestAt"),
+        t("runs.exp.bestAt.help"),
         num("bestStep"),
       ],
     ];
@@ -368,11 +367,9 @@ export function experimentColumns(runs, summary) {
     if (spreads.size > 0) {
       columns.push({
         id: "spread",
-        label: "rank spread",
-        title:
-          "DDP ranks of one job: largest |rank − mean| / |mean| of the " +
-          "metric at the ranks' last common step; the first sign of ranks " +
-          "drifting apart",
+        label: t("runs.exp.spread"),
+        title: t("runs.exp.spread.help"),
+
         numeric: true,
         sortKey: (run) => sortable(spreads.get(run.run)?.spread ?? undefined),
         text: (run) => {

@@ -4,6 +4,7 @@
 
 import { h } from "../../dom.js";
 import { formatInt } from "../../format.js";
+import { t } from "../../i18n.js";
 import { MAX_DIFF_RUNS } from "./configdiff.js";
 import { hparamText, KEY_METRIC } from "./experiment.js";
 
@@ -19,8 +20,8 @@ export class ExperimentBar {
     this.ctx = ctx;
     this.metricSelect = h("select", {
       className: "tbmf-select",
-      title: "Metric summarised per run: last value, best value, step of best",
-      attrs: { "aria-label": "Metric columns" },
+      title: t("runs.exp.metric.help"),
+      attrs: { "aria-label": t("runs.exp.metric") },
       dataset: { control: "metric" },
       on: {
         change: () =>
@@ -49,7 +50,7 @@ export class ExperimentBar {
       h(
         "label",
         { className: "tbmf-experiment-bar__metric" },
-        h("span", { text: "Metric columns" }),
+        h("span", { text: t("runs.exp.metric") }),
         this.metricSelect,
       ),
       this.diffButton,
@@ -66,7 +67,7 @@ export class ExperimentBar {
     const state = this.ctx.state;
     const key = experiment.metricKey(state.get(KEY_METRIC));
     const options = [
-      h("option", { text: "none", attrs: { value: "" } }),
+      h("option", { text: t("runs.infer.epoch.none"), attrs: { value: "" } }),
       ...experiment.metrics.map((m) =>
         h("option", { text: m.key, attrs: { value: m.key } }),
       ),
@@ -80,19 +81,18 @@ export class ExperimentBar {
     const selected = state.selectedRuns(all).length;
     const open = state.get(KEY_DIFF) === "1";
     this.diffButton.textContent = open
-      ? "Hide config diff"
-      : `Config diff of ${formatInt(selected)} selected`;
+      ? t("runs.diff.hide")
+      : t("runs.diff.of", { n: formatInt(selected) });
     // aria-disabled, not disabled: the button stays focusable and its
     // title (why it is unavailable) shows on hover and to screen readers.
     const unavailable = !open && (selected < 2 || selected > MAX_DIFF_RUNS);
     this.diffButton.setAttribute("aria-disabled", String(unavailable));
     this.diffButton.title = !unavailable
-      ? "The selected runs' hyper-parameters side by side, differing keys first"
-      : selected < 2
-        ? `Unavailable: ${formatInt(selected)} selected; select 2 to ` +
-          `${MAX_DIFF_RUNS} runs to compare their hyper-parameters`
-        : `Unavailable: ${formatInt(selected)} selected; a config diff ` +
-          `compares at most ${MAX_DIFF_RUNS} runs, select fewer`;
+      ? t("runs.diff.help")
+      : t(selected < 2 ? "runs.diff.tooFew" : "runs.diff.tooMany", {
+          n: formatInt(selected),
+          most: MAX_DIFF_RUNS,
+        });
     this.diffButton.setAttribute("aria-pressed", String(open));
     const { constant, hidden } = exp;
     const parts = constant.map(([k, v]) => `${k}=${hparamText(v)}`);
@@ -101,7 +101,7 @@ export class ExperimentBar {
       parts.length
         ? h("span", {
             className: "tbmf-same-for-all__label",
-            text: "Same for all shown: ",
+            text: t("runs.exp.same"),
           })
         : "",
       h("span", {
@@ -111,7 +111,8 @@ export class ExperimentBar {
       hidden
         ? h("span", {
             className: "tbmf-muted",
-            text: ` (+${formatInt(hidden)} differing keys not shown as columns; see a config diff)`,
+            text: t("runs.exp.hidden", { n: formatInt(hidden) }),
+
           })
         : "",
     );

@@ -8,6 +8,7 @@ import {
 } from "../../colors.js";
 import { h } from "../../dom.js";
 import { formatInt } from "../../format.js";
+import { t } from "../../i18n.js";
 import { runMatcher } from "../../filter.js";
 import { passesAnomalyFilter } from "../../anomalies.js";
 import {
@@ -72,8 +73,9 @@ export function frameworkChips(runs, kept, onToggle) {
       {
         className: `tbmf-chip${kept.has(framework) ? " is-on" : ""}`,
         title: kept.has(framework)
-          ? `Stop filtering by ${frameworkLabel(framework)}`
-          : `Show only ${frameworkLabel(framework)} runs`,
+          ? t("runs.filter.stop", { framework: frameworkLabel(framework) })
+          : t("runs.filter.only", { framework: frameworkLabel(framework) }),
+
         attrs: {
           type: "button",
           "aria-pressed": String(kept.has(framework)),

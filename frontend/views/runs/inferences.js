@@ -3,6 +3,7 @@
 // `POST run_settings`, shown as "set by you").
 
 import { h } from "../../dom.js";
+import { serverText, serverTexts, t } from "../../i18n.js";
 import { errorText, fetchJson } from "../../model.js";
 import { trainerLabel } from "./columns.js";
 
@@ -15,13 +16,16 @@ import { trainerLabel } from "./columns.js";
  * @property {string[]} evidence
  * @property {string} reason why unknown
  * @property {string} howToSet
+ * @property {({id: string, params: Record<string, unknown>} | null)[]} [evidenceMessages]
+ * @property {{id: string, params: Record<string, unknown>} | null} [reasonMessage]
+ * @property {{id: string, params: Record<string, unknown>} | null} [howToSetMessage]
  */
 
-/** How a status reads in the table. */
+/** How a status reads in the table (catalog keys). */
 const STATUS_TEXT = Object.freeze({
-  evidence: "from the files",
-  unknown: "unknown",
-  "set by you": "set by you",
+  evidence: "runs.infer.status.evidence",
+  unknown: "runs.infer.status.unknown",
+  "set by you": "runs.infer.status.setByYou",
 });
 
 /** Trainers a user can name (`none`: no trainer wrote the run). */
@@ -60,38 +64,40 @@ export function inferenceSection(run, onSaved) {
   });
   /** @param {Record<string, unknown>} set */
   const save = async (set) => {
-    status.textContent = "Saving…";
+    status.textContent = t("runs.infer.saving");
     try {
       const answer = await saveRunSettings(run.run, set);
-      status.textContent = `Saved in ${answer.path}.`;
+      status.textContent = t("runs.infer.saved", { path: answer.path });
       onSaved?.();
     } catch (error) {
-      status.textContent = `Not saved: ${errorText(error)}`;
+      status.textContent = t("runs.infer.notSaved", { error: errorText(error) });
     }
   };
   const rows = [
-    claimRow("Framework", found.framework, String(found.framework?.value)),
+    claimRow("framework", found.framework, String(found.framework?.value)),
     claimRow(
-      "Trainer",
+      "trainer",
       found.trainer,
-      found.trainer?.value ? trainerLabel(found.trainer.value) : "unknown",
+      found.trainer?.value
+        ? trainerLabel(found.trainer.value)
+        : t("runs.infer.status.unknown"),
       trainerControl(run, save),
     ),
     claimRow(
-      "Epoch axis",
+      "epochAxis",
       found.epochAxis,
-      epochText(found.epochAxis),
+      epochText(found.epochAxis, run),
       epochControl(found.epochAxis, save),
     ),
     claimRow(
-      "Resumed",
+      "resume",
       found.resume,
-      found.resume?.value ? "yes: steps logged again" : "no",
+      found.resume?.value ? t("runs.infer.resumed.yes") : t("runs.detail.no"),
       resumeControl(found.resume, save),
     ),
-    claimRow("Loops", found.loops, loopsText(found.loops)),
+    claimRow("loops", found.loops, loopsText(found.loops)),
     claimRow(
-      "Sub-run of",
+      "parent",
       found.parent,
       found.parent?.value ? String(found.parent.value) : "—",
     ),
@@ -99,7 +105,7 @@ export function inferenceSection(run, onSaved) {
   return h(
     "section",
     { className: "tbmf-detail__section tbmf-infer" },
-    h("h3", { text: "What the tab inferred" }),
+    h("h3", { text: t("runs.infer.title") }),
     h(
       "table",
       { className: "tbmf-infer__table" },
@@ -111,25 +117,39 @@ export function inferenceSection(run, onSaved) {
 }
 
 /**
- * @param {string} label
+ * @param {string} id the claim's name in `inferences` (`epochAxis`)
  * @param {Inference | undefined} claim
  * @param {string} text
  * @param {HTMLElement | null} [control]
  * @returns {HTMLTableRowElement | null}
  */
-function claimRow(label, claim, text, control = null) {
+function claimRow(id, claim, text, control = null) {
   if (!claim) return null;
-  const lines = [...claim.evidence];
-  if (claim.reason) lines.push(`Why unknown: ${claim.reason}`);
-  if (claim.howToSet) lines.push(`To set it: ${claim.howToSet}`);
+  const lines = serverTexts(claim.evidence, claim.evidenceMessages);
+  if (claim.reason) {
+    lines.push(
+      t("runs.infer.whyUnknown", {
+        reason: serverText(claim.reasonMessage, claim.reason),
+      }),
+    );
+  }
+  if (claim.howToSet) {
+    lines.push(
+      t("runs.infer.toSet", {
+        how: serverText(claim.howToSetMessage, claim.howToSet),
+      }),
+    );
+  }
+  const status =
+    STATUS_TEXT[/** @type {keyof typeof STATUS_TEXT} */ (claim.status)];
   const badge = h("span", {
     className: `tbmf-infer__badge is-${claim.status.replace(/ /g, "-")}`,
-    text: STATUS_TEXT[claim.status] ?? claim.status,
+    text: status ? t(status) : claim.status,
   });
   return h(
     "tr",
-    { dataset: { inference: label } },
-    h("th", { attrs: { scope: "row" }, text: label }),
+    { dataset: { inference: id } },
+    h("th", { attrs: { scope: "row" }, text: t(`runs.infer.claim.${id}`) }),
     h("td", {}, h("span", { className: "tbmf-infer__value", text }), badge),
     h(
       "td",
@@ -139,7 +159,10 @@ function claimRow(label, claim, text, control = null) {
             "details",
             { className: "tbmf-infer__evidence" },
             h("summary", {
-              text: claim.status === "unknown" ? "why" : "evidence",
+              text:
+                claim.status === "unknown"
+                  ? t("runs.infer.why")
+                  : t("runs.infer.evidence"),
             }),
             h(
               "ul",
@@ -153,22 +176,34 @@ function claimRow(label, claim, text, control = null) {
   );
 }
 
-/** @param {Inference | undefined} claim */
-function epochText(claim) {
+/**
+ * @param {Inference | undefined} claim
+ * @param {RunInfo} run whose `epochSource` is the claim's source, with its
+ *     message
+ */
+function epochText(claim, run) {
   if (!claim) return "";
-  if (!claim.value) return "none";
+  if (!claim.value) return t("runs.infer.epoch.none");
   const spe = claim.value.stepsPerEpoch;
-  return spe
-    ? `${claim.value.source}`
-    : `${claim.value.source} (epoch-level tags only)`;
+  const english = String(claim.value.source);
+  const source =
+    english === run.epochSource
+      ? serverText(/** @type {any} */ (run).epochSourceMessage, english)
+      : english;
+  return spe ? source : t("runs.infer.epoch.levelOnly", { source });
 }
+
 
 /** @param {Inference | undefined} claim */
 function loopsText(claim) {
   const tags = Object.keys(claim?.value ?? {});
   return tags.length
-    ? tags.map((t) => `${t}: ${claim?.value[t].length} loops`).join(", ")
-    : "one loop per tag";
+    ? tags
+        .map((tag) =>
+          t("runs.infer.loops.tag", { tag, n: claim?.value[tag].length }),
+        )
+        .join(t("cmp.list.comma"))
+    : t("runs.infer.loops.one");
 }
 
 /**
@@ -178,15 +213,16 @@ function loopsText(claim) {
 function trainerControl(run, save) {
   const select = h(
     "select",
-    { attrs: { "aria-label": `Trainer of ${run.run}` } },
-    h("option", { text: "correct…", attrs: { value: "" } }),
-    TRAINER_CHOICES.map((t) =>
+    { attrs: { "aria-label": t("runs.infer.trainerOf", { run: run.run }) } },
+    h("option", { text: t("runs.infer.correct"), attrs: { value: "" } }),
+    TRAINER_CHOICES.map((choice) =>
       h("option", {
-        text: t === "none" ? "no trainer" : trainerLabel(t),
-        attrs: { value: t },
+        text:
+          choice === "none" ? t("runs.infer.noTrainer") : trainerLabel(choice),
+        attrs: { value: choice },
       }),
     ),
-    h("option", { text: "as detected", attrs: { value: "__clear" } }),
+    h("option", { text: t("runs.infer.asDetected"), attrs: { value: "__clear" } }),
   );
   select.addEventListener("change", () => {
     const value = select.value;
@@ -206,20 +242,20 @@ function epochControl(claim, save) {
       type: "number",
       min: "1",
       step: "any",
-      placeholder: "steps/epoch",
-      "aria-label": "Steps per epoch",
+      placeholder: t("runs.infer.spe.placeholder"),
+      "aria-label": t("runs.infer.spe"),
     },
     className: "tbmf-infer__number",
   });
   const base = h(
     "select",
-    { attrs: { "aria-label": "Epoch counts from" } },
-    h("option", { text: "base: from evidence", attrs: { value: "" } }),
-    h("option", { text: "counts from 0", attrs: { value: "0" } }),
-    h("option", { text: "counts from 1", attrs: { value: "1" } }),
+    { attrs: { "aria-label": t("runs.infer.base") } },
+    h("option", { text: t("runs.infer.base.evidence"), attrs: { value: "" } }),
+    h("option", { text: t("runs.infer.base.zero"), attrs: { value: "0" } }),
+    h("option", { text: t("runs.infer.base.one"), attrs: { value: "1" } }),
   );
   const apply = h("button", {
-    text: "Set",
+    text: t("runs.infer.set"),
     attrs: { type: "button" },
     on: {
       click: () => {
@@ -233,7 +269,10 @@ function epochControl(claim, save) {
     },
   });
   const off = h("button", {
-    text: claim?.status === "set by you" ? "As inferred" : "No epoch axis",
+    text:
+      claim?.status === "set by you"
+        ? t("runs.infer.asInferred")
+        : t("runs.infer.noEpochAxis"),
     attrs: { type: "button" },
     on: {
       click: () =>
@@ -255,15 +294,15 @@ function resumeControl(claim, save) {
   if (!claim) return null;
   if (claim.status === "set by you") {
     return h("button", {
-      text: "As inferred",
+      text: t("runs.infer.asInferred"),
       attrs: { type: "button" },
       on: { click: () => void save({ notResumed: null }) },
     });
   }
   if (!claim.value) return null;
   return h("button", {
-    text: "Not a resume",
-    title: "Show every point: the steps logged again are not a restart",
+    text: t("runs.infer.notResume"),
+    title: t("runs.infer.notResume.help"),
     attrs: { type: "button" },
     on: { click: () => void save({ notResumed: true }) },
   });
@@ -275,23 +314,23 @@ function resumeControl(claim, save) {
  * @param {(set: Record<string, unknown>) => Promise<void>} save
  */
 function splitControl(run, save) {
-  const tags = run.scalarTags.filter((t) => !t.includes(" \u27e8loop "));
+  const tags = run.scalarTags.filter((name) => !name.includes(" \u27e8loop "));
   if (!tags.length) return null;
   const tag = h(
     "select",
-    { attrs: { "aria-label": "Tag" } },
-    tags.map((t) => h("option", { text: t, attrs: { value: t } })),
+    { attrs: { "aria-label": t("runs.infer.tag") } },
+    tags.map((name) => h("option", { text: name, attrs: { value: name } })),
   );
   const split = h(
     "select",
-    { attrs: { "aria-label": "Split" } },
+    { attrs: { "aria-label": t("runs.infer.split") } },
     ["train", "val", "test", "none"].map((s) =>
-      h("option", { text: s === "none" ? "no split" : s, attrs: { value: s } }),
+      h("option", { text: t(`runs.infer.split.${s}`), attrs: { value: s } }),
     ),
-    h("option", { text: "as inferred", attrs: { value: "__clear" } }),
+    h("option", { text: t("runs.infer.split.asInferred"), attrs: { value: "__clear" } }),
   );
   const apply = h("button", {
-    text: "Set split",
+    text: t("runs.infer.setSplit"),
     attrs: { type: "button" },
     on: {
       click: () =>
@@ -305,7 +344,8 @@ function splitControl(run, save) {
   return h(
     "p",
     { className: "tbmf-infer__controls" },
-    h("span", { className: "tbmf-muted", text: "A tag's split: " }),
+    h("span", { className: "tbmf-muted", text: t("runs.infer.tagSplit") }),
+
     tag,
     split,
     apply,

@@ -2,12 +2,9 @@
 // from details.js), and the message, skeleton and cell pieces they use.
 
 import { frameworkBadge, h, icon } from "../../dom.js";
-import {
-  formatDuration,
-  formatInt,
-  formatSteps,
-  plural,
-} from "../../format.js";
+import { formatInt, formatSteps } from "../../format.js";
+import { serverText, serverTexts, t } from "../../i18n.js";
+import { countText, durationText } from "../../intl.js";
 import { anomalyBadge } from "../../anomalies.js";
 import {
   duration,
@@ -58,7 +55,7 @@ export function groupRow(group, members, host) {
   const checkbox = h("input", {
     attrs: {
       type: "checkbox",
-      "aria-label": `Select group ${group}`,
+      "aria-label": t("cmp.runs.selectGroup", { group }),
     },
     dataset: { focusKey: `group:${group}` },
     on: {
@@ -92,8 +89,11 @@ export function groupRow(group, members, host) {
     h(
       "td",
       { className: "tbmf-col-expand" },
-      expander(!collapsed, `group:${group}`, `Fold group ${group}`, () =>
-        host.toggleGroup(group),
+      expander(
+        !collapsed,
+        `group:${group}`,
+        t("runs.row.foldGroup", { group }),
+        () => host.toggleGroup(group),
       ),
     ),
     h(
@@ -102,7 +102,7 @@ export function groupRow(group, members, host) {
       h("span", { className: "tbmf-group-name", text: group }),
       h("span", {
         className: "tbmf-muted tbmf-group-count",
-        text: plural(members.length, "run"),
+        text: countText(members.length, "count.run."),
       }),
     ),
     h(
@@ -115,8 +115,12 @@ export function groupRow(group, members, host) {
       text: writers.join(", "),
       dataset: { col: "writer" },
     }),
-    numericCell("scalars", formatInt(scalarTags), "distinct tags"),
-    numericCell("histograms", formatInt(histogramTags), "distinct tags"),
+    numericCell("scalars", formatInt(scalarTags), t("runs.row.distinctTags")),
+    numericCell(
+      "histograms",
+      formatInt(histogramTags),
+      t("runs.row.distinctTags"),
+    ),
     numericCell(
       "points",
       formatInt(members.reduce((n, r) => n + (r.numPoints || 0), 0)),
@@ -130,7 +134,7 @@ export function groupRow(group, members, host) {
     ),
     numericCell(
       "duration",
-      formatDuration(
+      durationText(
         starts.length && ends.length
           ? Math.max(...ends) - Math.min(...starts)
           : null,
@@ -144,12 +148,14 @@ export function groupRow(group, members, host) {
     numericCell(
       "steptime",
       formatStepTime(densest(members)?.speed?.medianStepTime),
-      `the member read over the most intervals: ${densest(members)?.run ?? "none"} (derived from wall time)`,
+      t("runs.row.densest", {
+        run: densest(members)?.run ?? t("runs.infer.epoch.none"),
+      }),
     ),
     numericCell(
       "traintime",
-      formatDuration(densest(members)?.speed?.trainingSeconds),
-      "derived from wall time",
+      durationText(densest(members)?.speed?.trainingSeconds),
+      t("runs.row.derived"),
     ),
     host.columns.map((column) =>
       h("td", {
@@ -175,7 +181,10 @@ export function runRows(run, inGroup, host) {
   const selected = state.isSelected(run.run);
   const open = host.expanded.has(run.run);
   const checkbox = h("input", {
-    attrs: { type: "checkbox", "aria-label": `Select run ${run.run}` },
+    attrs: {
+      type: "checkbox",
+      "aria-label": t("cmp.runs.selectRun", { run: run.run }),
+    },
     dataset: { focusKey: `run:${run.run}` },
     on: { change: () => host.setSelected([run.run], !selected) },
   });
@@ -193,10 +202,11 @@ export function runRows(run, inGroup, host) {
     run.resumeNote
       ? h("div", {
           className: "tbmf-run-note",
-          text: run.resumeNote,
-          title:
-            "The run was resumed: each step shows the latest attempt's " +
-            "point; the superseded ones are kept (Compare › Attempts)",
+          text: serverText(
+            /** @type {any} */ (run).resumeNoteMessage,
+            run.resumeNote,
+          ),
+          title: t("runs.row.resumed.help"),
         })
       : null,
   );
@@ -219,8 +229,11 @@ export function runRows(run, inGroup, host) {
     h(
       "td",
       { className: "tbmf-col-expand" },
-      expander(open, `expand:${run.run}`, `Details of ${run.run}`, () =>
-        host.toggleExpanded(run.run),
+      expander(
+        open,
+        `expand:${run.run}`,
+        t("runs.row.detailsOf", { run: run.run }),
+        () => host.toggleExpanded(run.run),
       ),
     ),
     nameCell,
@@ -229,7 +242,7 @@ export function runRows(run, inGroup, host) {
     h("td", {
       className: "tbmf-group-cell",
       text: run.group === run.run ? "" : run.group,
-      title: run.group === run.run ? "Not grouped" : run.group,
+      title: run.group === run.run ? t("runs.row.notGrouped") : run.group,
       dataset: { col: "group" },
     }),
     h(
@@ -249,7 +262,10 @@ export function runRows(run, inGroup, host) {
         ? h("span", {
             className: "tbmf-trainer",
             text: trainerLabel(run.trainer),
-            title: (run.trainerEvidence ?? []).join("\n"),
+            title: serverTexts(
+              run.trainerEvidence,
+              /** @type {any} */ (run).trainerEvidenceMessages,
+            ).join("\n"),
             dataset: { trainer: run.trainer },
           })
         : null,
@@ -258,7 +274,7 @@ export function runRows(run, inGroup, host) {
     numericCell("histograms", formatInt(run.histogramTags.length)),
     numericCell("points", formatInt(run.numPoints)),
     numericCell("steps", formatSteps(run.firstStep, run.lastStep)),
-    numericCell("duration", formatDuration(duration(run))),
+    numericCell("duration", durationText(duration(run))),
     h(
       "td",
       { className: "is-numeric", dataset: { col: "warnings" } },
@@ -267,8 +283,8 @@ export function runRows(run, inGroup, host) {
     numericCell("steptime", stepTimeCell(run).text, stepTimeCell(run).title),
     numericCell(
       "traintime",
-      formatDuration(run.speed?.trainingSeconds),
-      "derived from wall time",
+      durationText(run.speed?.trainingSeconds),
+      t("runs.row.derived"),
     ),
     host.columns.map((column) =>
       h("td", {
@@ -394,7 +410,8 @@ function warningCount(count, onClick) {
     "button",
     {
       className: "tbmf-warning-count",
-      title: "Show the warnings",
+      title: t("runs.row.showWarnings"),
+
       attrs: { type: "button" },
       on: { click: onClick },
     },
