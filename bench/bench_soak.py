@@ -15,10 +15,17 @@ A ninth thread asks `runs` every 200 ms: the light request whose latency
 shows whether heavy work stalls others. The server's RSS is sampled every
 5 s. Printed at the end: per route, count, p50, p99 and max latency;
 answers >= 500 (and 429s); RSS after the warm-up (`--warmup` seconds),
-at the end and its peak; the load average.
+at the end and its peak; the load average. Each server also reports,
+every `--warmup` seconds (`TBMF_TRACE_MEMORY`, api/memtrace.py), the bytes
+its store holds: RSS minus those bytes separates growth of the data (the
+writer's run grows) from growth of everything else (caches, leaks), and
+its slope after the warm-up is printed. `--trace-memory` also traces
+allocations (tracemalloc: slower) and prints the source lines that grew
+most after the warm-up.
 
 Usage: python bench/bench_soak.py [--minutes 10] [--runs 20]
        [--points 20000] [--rate 50] [--warmup 60] [--compare DIR]
+       [--trace-memory] [--env KEY=VALUE]
 (`--compare DIR` soaks a second TensorBoard running another checkout, e.g.
 a worktree of main, at the same time: the machine is shared and noisy, so
 the two are compared under the same load.)
@@ -86,8 +93,10 @@ def make_logdir(path: str, runs: int, points: int) -> None:
             json.dump({"lr": 0.1 + run / 100, "seed": run, "opt": "sgd"}, out)
 
 
-def start_tensorboard(logdir: str, pythonpath: str) -> tuple[subprocess.Popen, str]:
-    env = dict(os.environ)
+def start_tensorboard(
+    logdir: str, pythonpath: str, extra_env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen, str]:
+    env = dict(os.environ, **(extra_env or {}))
     if pythonpath:
         env["PYTHONPATH"] = pythonpath
     script = os.path.join(os.path.dirname(sys.executable), "tensorboard")
@@ -221,11 +230,28 @@ def percentile(values: list[float], q: float) -> float:
 class Target:
     """One TensorBoard under soak: its logdir, process, clients, figures."""
 
-    def __init__(self, name: str, folder: str, pythonpath: str, args) -> None:
+    def __init__(
+        self,
+        name: str,
+        folder: str,
+        pythonpath: str,
+        args,
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.name = name
         self.logdir = os.path.join(folder, name)
         make_logdir(self.logdir, args.runs, args.points)
-        self.process, self.base = start_tensorboard(self.logdir, pythonpath)
+        self.memory_log = self.logdir + ".memory.jsonl"
+        self.process, self.base = start_tensorboard(
+            self.logdir,
+            pythonpath,
+            {
+                "TBMF_TRACE_MEMORY": self.memory_log,
+                "TBMF_TRACE_MEMORY_SECONDS": str(args.warmup),
+                "TBMF_TRACE_MEMORY_LINES": "15" if args.trace_memory else "0",
+                **(env or {}),
+            },
+        )
         self.rec = Recorder()
         self.rss: list[tuple[float, float]] = []
         self.warm_rss: float | None = None
@@ -261,13 +287,16 @@ class Target:
         print(f"{'route':<28}{'count':>7}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}")
         every: list[float] = []
         for label, values in sorted(rec.latency.items()):
+            if not values:
+                continue
             if not label.startswith("probe"):
                 every += values
             print(f"{label:<28}{len(values):>7}{percentile(values, 0.5) * 1e3:>9.0f}"
                   f"{percentile(values, 0.99) * 1e3:>9.0f}{max(values) * 1e3:>9.0f}")
-        print(f"{'all client requests':<28}{len(every):>7}"
-              f"{percentile(every, 0.5) * 1e3:>9.0f}"
-              f"{percentile(every, 0.99) * 1e3:>9.0f}{max(every) * 1e3:>9.0f}")
+        if every:
+            print(f"{'all client requests':<28}{len(every):>7}"
+                  f"{percentile(every, 0.5) * 1e3:>9.0f}"
+                  f"{percentile(every, 0.99) * 1e3:>9.0f}{max(every) * 1e3:>9.0f}")
         errors = sum(n for code, n in rec.status.items() if code >= 500)
         print(f"status codes: {dict(sorted(rec.status.items()))}; "
               f"answers >= 500: {errors}")
@@ -277,6 +306,38 @@ class Target:
         )
         print(f"RSS MiB: after warm-up {self.warm_rss:.0f}, end "
               f"{self.rss[-1][1]:.0f}, peak {peak:.0f}; by minute: {timeline}")
+        self.report_memory()
+
+    def report_memory(self) -> None:
+        """The server's own memory reports (RSS minus the store's data)."""
+        try:
+            with open(self.memory_log) as lines:
+                reports = [json.loads(line) for line in lines]
+        except OSError:
+            reports = []
+        if len(reports) < 2:
+            print("memory reports: fewer than two (a checkout without "
+                  "TBMF_TRACE_MEMORY, or too short a soak)")
+            return
+        first, last = reports[0], reports[-1]
+        minutes = (last["seconds"] - first["seconds"]) / 60
+        slope = (last["rssMinusDataMiB"] - first["rssMinusDataMiB"]) / minutes
+        data = (last["storeDataMiB"] - first["storeDataMiB"]) / minutes
+        print(f"store data MiB {first['storeDataMiB']} -> {last['storeDataMiB']} "
+              f"({data:+.2f}/min); RSS minus data MiB "
+              f"{first['rssMinusDataMiB']} -> {last['rssMinusDataMiB']} "
+              f"({slope:+.1f}/min after the warm-up)")
+        print("by report (s: RSS minus data): " + ", ".join(
+            f"{r['seconds']}: {r['rssMinusDataMiB']:.0f}" for r in reports))
+        mib = {
+            key: f"{first['figures'].get(key, 0) / 2**20:.0f} -> "
+            f"{last['figures'].get(key, 0) / 2**20:.0f}"
+            for key in ("mallocInUseBytes", "mallocFreeBytes", "mallocMmapBytes")
+        }
+        print(f"malloc MiB (in use, free kept, mmapped): {mib}")
+        print(f"caches at the end: {json.dumps(last['figures'])}")
+        for line in last.get("grew", []):
+            print(f"  grew since the warm-up: {line}")
 
 
 def main() -> None:
@@ -288,6 +349,20 @@ def main() -> None:
     parser.add_argument("--warmup", type=float, default=60.0)
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument(
+        "--env",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="an environment variable for this checkout's server only "
+        "(e.g. MALLOC_ARENA_MAX=2, against --compare of the same checkout)",
+    )
+    parser.add_argument(
+        "--trace-memory",
+        action="store_true",
+        help="trace allocations in the servers (tracemalloc; slower) and "
+        "print the source lines that grew most after the warm-up",
+    )
+    parser.add_argument(
         "--compare",
         default="",
         help="another checkout, soaked at the same time (its own server, "
@@ -298,7 +373,9 @@ def main() -> None:
     targets: list[Target] = []
     stop = threading.Event()
     try:
-        targets.append(Target("this checkout", folder, "", args))
+        env = dict(item.split("=", 1) for item in args.env)
+        name = "this checkout" + "".join(f" {item}" for item in args.env)
+        targets.append(Target(name, folder, "", args, env))
         if args.compare:
             targets.append(Target(f"compared: {args.compare}", folder, args.compare, args))
         threads = [t for target in targets for t in target.threads(args, stop)]

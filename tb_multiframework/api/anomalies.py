@@ -135,6 +135,8 @@ class AnomalyFinder:
         self._lock = threading.Lock()
         self._cache: dict[Hashable, tuple[Hashable, Any]] = {}
         self._local = threading.local()  # this request's budget
+        # The last view's learning-rate sources and tags (`_lr_of`).
+        self._lr_kept: tuple[Any, ...] | None = None
 
     # The answer.
 
@@ -266,7 +268,7 @@ class AnomalyFinder:
             list
         )
         wanted_runs = {run for run, _ in targets}
-        lr_sources = self._lr_sources(view)
+        lr_sources, lr_tags = self._lr_of(view)
         deferred = self._local.deferred
         budget = getattr(self._local, "budget", None)
         for run, tag in targets:
@@ -279,7 +281,7 @@ class AnomalyFinder:
                 # name, aggregation) is worked out; the next request will.
                 deferred.add((run, tag))
                 continue
-            lr_source = None if is_learning_rate(tag) else lr_sources[run]
+            lr_source = None if tag in lr_tags[run] else lr_sources[run]
             try:
                 found[(run, tag)].extend(
                     self._series(view, run, tag, lr_source)
@@ -333,6 +335,11 @@ class AnomalyFinder:
         """Whether a result is kept under `key` (of whatever version)."""
         with self._lock:
             return key in self._cache
+
+    @property
+    def kept(self) -> int:
+        """How many results are kept."""
+        return len(self._cache)
 
     def forget_missing(self, runs: Iterable[str]) -> None:
         """Drops what was kept for runs that no longer exist."""
@@ -399,13 +406,35 @@ class AnomalyFinder:
 
         return list(self._remember(("series", run, tag), version, compute))
 
+    def _lr_of(
+        self, view: RunsView
+    ) -> tuple[
+        dict[str, tuple[str, str] | None], dict[str, frozenset[str]]
+    ]:
+        """`_lr_sources` and each run's learning-rate tags, worked out once
+        per view (a request used to test every tag of every run's name)."""
+        with self._lock:
+            kept = self._lr_kept
+        if kept is not None and kept[0] is view:
+            return kept[1], kept[2]
+        lr_tags = {
+            run: frozenset(t for t in summary.scalar_tags if is_learning_rate(t))
+            for run, summary in view.summaries.items()
+        }
+        sources = self._lr_sources(view, lr_tags)
+        with self._lock:
+            self._lr_kept = (view, sources, lr_tags)
+        return sources, lr_tags
+
     @staticmethod
-    def _lr_sources(view: RunsView) -> dict[str, tuple[str, str] | None]:
+    def _lr_sources(
+        view: RunsView, lr_tags: Mapping[str, frozenset[str]]
+    ) -> dict[str, tuple[str, str] | None]:
         """Per run, its learning-rate tag: its own, else one from its group
         (Keras logs it in `train`, not `validation`)."""
         own: dict[str, str] = {}
-        for run, summary in view.summaries.items():
-            tags = [t for t in summary.scalar_tags if is_learning_rate(t)]
+        for run in view.summaries:
+            tags = lr_tags[run]
             if tags:
                 own[run] = max(tags, key=lambda t: (len(t) < 40, t))
         by_group: dict[str, list[str]] = collections.defaultdict(list)

@@ -76,20 +76,41 @@ class Context:
     config: Config = dataclasses.field(default_factory=Config)
     # (run, tag) -> evidence from the data that it holds per-batch values
     per_batch: PerBatch | None = None
+    # Memos of `metric` (at most one entry per (run, tag) of this version).
+    _metrics_of: dict[tuple[str, str], CanonicalMetric | None] = (
+        dataclasses.field(default_factory=dict, repr=False, compare=False)
+    )
+    _tag_sets: dict[str, frozenset[str]] = dataclasses.field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def per_batch_of(self, run: str, tag: str) -> str | None:
         """Evidence from the data that (run, tag) holds per-batch values."""
         return None if self.per_batch is None else self.per_batch.get((run, tag))
 
     def metric(self, run: str, tag: str) -> CanonicalMetric | None:
-        """The canonical metric of a (run, tag), with its split hint."""
-        return canonical_metric(
+        """The canonical metric of a (run, tag), with its split hint.
+
+        Worked out once per context: every (run, tag) of a run with 200,000
+        tags is asked for by each anomaly scan and metric page.
+        """
+        key = (run, tag)
+        if key in self._metrics_of:
+            return self._metrics_of[key]
+        tags = self._tag_sets.get(run)
+        if tags is None:
+            tags = self._tag_sets[run] = frozenset(
+                self.summaries[run].scalar_tags
+            )
+        found = canonical_metric(
             self.infos[run],
             tag,
             aliases=self.aliases,
-            run_tags=frozenset(self.summaries[run].scalar_tags),
-            split_hint=self.split_hints.get((run, tag)),
+            run_tags=tags,
+            split_hint=self.split_hints.get(key),
         )
+        self._metrics_of[key] = found
+        return found
 
 
 class PerBatch:
@@ -143,6 +164,14 @@ class ContextBuilder:
         self._speed = SpeedBuilder(store)
         # (run, tag) -> (run version, per-batch evidence or None)
         self._signatures: dict[tuple[str, str], tuple[int, str | None]] = {}
+
+    def figures(self) -> dict[str, int]:
+        """How many entries the builder keeps across versions."""
+        return {
+            "epochMaps": len(self._epoch_cache),
+            "perBatchSignatures": len(self._signatures),
+            **self._speed.figures(),
+        }
 
     def build(self, config: Config) -> Context:
         """The context of the store's current data under `config`."""

@@ -131,6 +131,10 @@ class PlacedCache:
             self._bytes = 0
 
     @property
+    def entries(self) -> int:
+        return len(self._entries)
+
+    @property
     def nbytes(self) -> int:
         """Bytes of arrays the entries keep alive (counted per entry)."""
         return self._bytes

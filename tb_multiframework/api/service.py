@@ -17,6 +17,7 @@ answers themselves are computed by `scalars.py` (scalars, export),
 from __future__ import annotations
 
 import collections
+import contextlib
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
@@ -66,6 +67,7 @@ from tb_multiframework.settings.config import Config, ConfigFile
 from tb_multiframework.settings.corrections import save_run_settings
 from tb_multiframework.settings.layouts import LayoutStore
 from tb_multiframework.sources import Source
+from tb_multiframework.store import allocator
 from tb_multiframework.store.store import RunSummary, Store
 
 # Names other modules import from here, wherever they are defined.
@@ -85,6 +87,11 @@ __all__ = [
 ]
 
 _CACHE_ENTRIES = 64  # answers kept per data version
+# Answers computed at once (the machine: 2 cores). Others wait their turn
+# without holding the GIL, so a light request (runs, a kept answer) shares
+# the interpreter with at most this many computations, not with every
+# client's: under eight clients the `runs` probe waited behind all of them.
+COMPUTE_SLOTS = 2
 ANOMALY_SECONDS = 5.0  # new anomaly results one request computes, at most
 
 
@@ -125,6 +132,10 @@ class Api:
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
+        # The `runs` entries of the last context, per value of all_tags.
+        self._runs_kept: dict[bool, tuple[Context, list[dict[str, Any]]]] = {}
+        self._computing = threading.BoundedSemaphore(COMPUTE_SLOTS)
+        self._slot_held = threading.local()
         self._contexts = ContextBuilder(store)
         self._anomalies = AnomalyFinder(store)
         # Placed and smoothed series, kept across data versions.
@@ -152,6 +163,8 @@ class Api:
             while True:
                 if self._context_key == key and self._context_value is not None:
                     return self._context_value
+                if self._settling(config):
+                    return self._context_value  # see `settled_context`
                 if not self._building:
                     self._building = True
                     break
@@ -170,6 +183,52 @@ class Api:
             self._cache.clear()
         return value
 
+    @contextlib.contextmanager
+    def _compute_slot(self) -> Iterator[None]:
+        """Holds one of `COMPUTE_SLOTS` while computing an answer (once per
+        thread: a computation asking for another does not wait again)."""
+        if getattr(self._slot_held, "held", False):
+            yield
+            return
+        self._computing.acquire()
+        self._slot_held.held = True
+        try:
+            yield
+        finally:
+            self._slot_held.held = False
+            self._computing.release()
+
+    def _version_of(self, ctx: Context) -> int:
+        """The data version a context was built for (read before its build
+        began, so never newer than what it shows): the tab refreshes its
+        views when it changes, so `runs` says the version it answers from."""
+        with self._lock:
+            if self._context_value is ctx and self._context_key is not None:
+                return int(self._context_key[0])
+        return self._store.version
+
+    def _settling(self, config: Config) -> bool:
+        """Whether the background reload is still changing the store (after
+        the first load, with a context of this config): then requests are
+        answered from the last context, and the reload thread builds the
+        next one when it is done (`settled_context`), so that no request
+        waits for a build, nor builds one per append of a reload."""
+        loader = self._loader
+        return (
+            loader is not None
+            and getattr(loader, "reloading", False)
+            and loader.loaded_once.is_set()
+            and self._context_value is not None
+            and self._context_key is not None
+            and self._context_key[1] == config
+        )
+
+    def settled_context(self) -> None:
+        """Builds the context of the data a reload left (the loader calls
+        this after each background reload); requests meanwhile are answered
+        from the previous one."""
+        self._context()
+
     def _cached(
         self,
         key: Hashable,
@@ -183,8 +242,13 @@ class Api:
             if key in self._cache:
                 self._cache.move_to_end(key)
                 return self._cache[key]
-        payload = compute()
-        value = Encoded(encode_json(payload), compress=compress)
+        with self._compute_slot():
+            with self._lock:  # computed by another while this one waited?
+                if key in self._cache and self._context_value is ctx:
+                    self._cache.move_to_end(key)
+                    return self._cache[key]
+            payload = compute()
+            value = Encoded(encode_json(payload), compress=compress)
         if keep is not None and not keep(payload):
             return value
         with self._lock:
@@ -222,22 +286,9 @@ class Api:
             if e
         ] + list(ctx.errors) + list(getattr(loader, "problems", ()))
         return {
-            "runs": [
-                with_run_messages(
-                    with_speed(
-                        {
-                            **self._run_entry(
-                                ctx, summary, ctx.epoch_maps[run], all_tags
-                            ),
-                            **ctx.experiments.run_fields(run),
-                        },
-                        ctx.speed.runs.get(run),
-                    )
-                )
-                for run, summary in sorted(ctx.summaries.items())
-            ],
+            "runs": list(self._run_entries(ctx, all_tags)),
             "loading": loader is not None and not loader.loaded_once.is_set(),
-            "dataVersion": self._store.version,
+            "dataVersion": self._version_of(ctx),
             "reload": (
                 None
                 if stats is None
@@ -246,6 +297,33 @@ class Api:
             "errors": errors,
             "source": loader.status().to_json() if loader is not None else None,
         }
+
+    def _run_entries(
+        self, ctx: Context, all_tags: bool
+    ) -> list[dict[str, Any]]:
+        """The `runs` entries of a context, made once per context: the tab
+        polls `runs`, and each entry reads its run's attempts in the store."""
+        with self._lock:
+            kept = self._runs_kept.get(all_tags)
+        if kept is not None and kept[0] is ctx:
+            return kept[1]
+        entries = [
+            with_run_messages(
+                with_speed(
+                    {
+                        **self._run_entry(
+                            ctx, summary, ctx.epoch_maps[run], all_tags
+                        ),
+                        **ctx.experiments.run_fields(run),
+                    },
+                    ctx.speed.runs.get(run),
+                )
+            )
+            for run, summary in sorted(ctx.summaries.items())
+        ]
+        with self._lock:
+            self._runs_kept[all_tags] = (ctx, entries)
+        return entries
 
     def _run_entry(
         self,
@@ -434,7 +512,8 @@ class Api:
 
     def histograms(self, run: str, tag: str, axis: str) -> dict[str, Any]:
         """`GET histograms`: every histogram of a (run, tag)."""
-        return self._histogram_answers.histograms(run, tag, axis)
+        with self._compute_slot():
+            return self._histogram_answers.histograms(run, tag, axis)
 
     def histogram_diff(
         self, query: HistogramQuery, at: float | None
@@ -538,6 +617,22 @@ class Api:
             )
         return self._layout_store
 
+    def memory_figures(self) -> dict[str, Any]:
+        """Sizes of the store's data and of every cache kept across
+        requests (`memtrace`, the soak's memory report)."""
+        with self._lock:
+            answers = list(self._cache.values())
+        return {
+            "storeDataBytes": self._store.data_bytes(),
+            "answers": len(answers),
+            "answerBytes": sum(len(a.data) for a in answers),
+            "placed": self._placed.entries,
+            "placedBytes": self._placed.nbytes,
+            "anomalyResults": self._anomalies.kept,
+            **self._contexts.figures(),
+            **allocator.malloc_figures(),
+        }
+
     # In-process callers (the `tbmf` command line, the Python API).
 
     def context(self) -> Context:
@@ -580,12 +675,18 @@ class Api:
         cost nothing): the rest are `pending`, for the next request, and
         such a partial answer is not kept.
         """
-        budget = Budget(
-            float("inf"), seconds=ANOMALY_SECONDS, should_stop=should_stop
-        )
         return self._cached(
             ("anomalies", query),
-            lambda: self.anomaly_payload(query, budget=budget),
+            # The budget starts once a compute slot is had, not while
+            # waiting for one.
+            lambda: self.anomaly_payload(
+                query,
+                budget=Budget(
+                    float("inf"),
+                    seconds=ANOMALY_SECONDS,
+                    should_stop=should_stop,
+                ),
+            ),
             keep=lambda payload: not payload["pending"],
         )
 

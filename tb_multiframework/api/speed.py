@@ -154,6 +154,12 @@ class SpeedBuilder:
         self._semantics: dict[str, tuple[int, dict[str, StepSemantics]]] = {}
         self._facts: dict[str, tuple[Any, RunSpeedFacts]] = {}
 
+    def figures(self) -> dict[str, int]:
+        return {
+            "speedSemantics": len(self._semantics),
+            "speedFacts": len(self._facts),
+        }
+
     def semantics(
         self,
         run: str,

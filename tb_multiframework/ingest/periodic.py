@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from typing import Any
 
 logger = logging.getLogger(__name__)
@@ -15,6 +16,10 @@ class PeriodicReload:
     Attributes:
       loaded_once: set once the first reload finished (or failed).
       last_error: the last reload's failure, "" after a good one.
+      reloading: True while the background thread reloads.
+      after_reload: called by the background thread after each reload
+        (the api builds what requests need of the new data there, so
+        that no request waits for it).
     """
 
     def __init__(self) -> None:
@@ -22,6 +27,8 @@ class PeriodicReload:
         self._stop = threading.Event()
         self.loaded_once = threading.Event()
         self.last_error = ""
+        self.reloading = False
+        self.after_reload: Callable[[], Any] | None = None
 
     def reload(self) -> Any:
         raise NotImplementedError
@@ -50,6 +57,7 @@ class PeriodicReload:
         if wait_first:
             self._stop.wait(interval)
         while not self._stop.is_set():
+            self.reloading = True
             try:
                 self.reload()
                 self.last_error = ""
@@ -59,7 +67,13 @@ class PeriodicReload:
                 logger.exception("tb_multiframework: reload failed")
                 self.last_error = f"reload failed: {error!r}"
             finally:
+                self.reloading = False
                 self.loaded_once.set()
+            if self.after_reload is not None:
+                try:
+                    self.after_reload()
+                except Exception:  # noqa: BLE001 - keep the thread alive
+                    logger.exception("tb_multiframework: after reload failed")
             if interval <= 0:
                 return
             self._stop.wait(interval)

@@ -69,6 +69,8 @@ class Source(Protocol):
     loaded_once: threading.Event
     last_stats: ReloadStats | None
     last_error: str
+    reloading: bool
+    after_reload: Callable[[], Any] | None
 
     def reload(self) -> ReloadStats: ...
 

@@ -221,13 +221,16 @@ class ScalarReads:
             tags = list(self._runs[run].scalars)
         totals: dict[int, list[int]] = {}
         for tag in tags:
-            found = self._attempts(run, tag)
+            with self._lock:
+                columns = self._runs[run].scalars[tag]
+                book = columns.book
+                attempt = book.boundaries[-1][1] if book.boundaries else 0
+                count = columns.count
+                trivial = book.trivial
+            # Every point current: counted without decoding the series
+            # (`runs` asks this of every tag of every run).
+            found = None if trivial else self._attempts(run, tag)
             if found is None:
-                with self._lock:
-                    columns = self._runs[run].scalars[tag]
-                    book = columns.book
-                    attempt = book.boundaries[-1][1] if book.boundaries else 0
-                    count = columns.count
                 totals.setdefault(attempt, [0, 0, 0])[0] += count
                 continue
             repeated = ~found.current & ~found.superseded

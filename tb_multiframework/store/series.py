@@ -151,6 +151,18 @@ class Columns:
             self._chunks = [[] for _ in self._chunks]
         return self._merged
 
+    @property
+    def nbytes(self) -> int:
+        """Bytes of the arrays held (merged or not)."""
+        held = [*(self._merged or ()), *(c for chunks in self._chunks for c in chunks)]
+        return sum(_array_bytes(column) for column in held)
+
+
+def _array_bytes(column: Any) -> int:
+    if isinstance(column, tuple):
+        return sum(_array_bytes(item) for item in column)
+    return int(getattr(column, "nbytes", 0))
+
 
 _BLOCK_POINTS = 1 << 16  # a block is merged with new points up to this size
 

@@ -535,6 +535,18 @@ class Store(ScalarReads):
                 if state.layouts
             }
 
+    def data_bytes(self) -> int:
+        """Bytes of the series held (packed scalars, histogram columns):
+        what grows because runs grow, as opposed to caches."""
+        with self._lock:
+            states = list(self._runs.values())
+        total = 0
+        for state in states:
+            with self._lock:
+                total += sum(c.nbytes for c in state.scalars.values())
+                total += sum(c.nbytes for c in state.histograms.values())
+        return total
+
     def tags_by_run(self) -> Mapping[str, Iterable[str]]:
         with self._lock:
             return {

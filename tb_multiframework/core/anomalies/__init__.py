@@ -34,11 +34,18 @@ from .base import (
     Anomaly,
     Prepared,
 )
-from .levels import detect_cliffs, detect_explosion, detect_stepwise_rise
+from .levels import (
+    MIN_EXPLOSION_SERIES,
+    MIN_SHIFT_BLOCKS,
+    STAIR_RISERS,
+    detect_cliffs,
+    detect_explosion,
+    detect_stepwise_rise,
+)
 from .pairs import detect_drift, detect_overfitting
-from .periodic import detect_oscillation
-from .plateau import detect_plateaus
-from .pointwise import detect_nonfinite, detect_spikes
+from .periodic import MIN_OSCILLATION_SERIES, detect_oscillation
+from .plateau import MIN_PLATEAU_BLOCKS, detect_plateaus
+from .pointwise import MIN_SPIKE_SERIES, detect_nonfinite, detect_spikes
 from .ranks import detect_rank_desync
 from .schedule import Schedule
 
@@ -94,6 +101,19 @@ def parse_kinds(kinds: Iterable[str] | None) -> frozenset[str]:
     return wanted
 
 
+# Finite points below which every detector but `nonfinite` finds nothing
+# (each returns early), so none of their shared work is done: a run of
+# 200,000 two-point series is scanned at the cost of its NaN checks.
+MIN_DETECTED_POINTS = min(
+    MIN_SHIFT_BLOCKS,  # cliffs, stepwise rises (coarse blocks <= points)
+    4 * STAIR_RISERS,  # staircases
+    MIN_PLATEAU_BLOCKS,
+    MIN_SPIKE_SERIES,
+    MIN_OSCILLATION_SERIES,
+    MIN_EXPLOSION_SERIES,
+)
+
+
 def detect_series(
     steps: np.ndarray,
     values: np.ndarray,
@@ -134,6 +154,8 @@ def detect_series(
     found: list[Anomaly] = []
     if not validation:
         wanted -= {"stepwise_rise"}
+    if len(p) < MIN_DETECTED_POINTS:
+        wanted &= {"nonfinite"}  # the others would find nothing
     for kind, detector in detectors:
         if kind in wanted and len(p.values):
             found.extend(detector())
