@@ -25,6 +25,7 @@ import pytest
 from tb_multiframework.api import anomalies as api_anomalies
 from tb_multiframework.api import context as api_context
 from tb_multiframework.api import memtrace
+from tb_multiframework.api import run_entries as api_run_entries
 from tb_multiframework.api import service as api_service
 from tb_multiframework.api.anomalies import AnomalyQuery
 from tb_multiframework.api.service import Api
@@ -114,9 +115,9 @@ def test_runs_entries_are_made_once_per_context(tmp_path, monkeypatch):
     store = _store()
     api = _api(tmp_path, store)
     made = []
-    real = api_service.run_attempts
+    real = api_run_entries.run_attempts
     monkeypatch.setattr(
-        api_service,
+        api_run_entries,
         "run_attempts",
         lambda *a: made.append(a[1].run) or real(*a),
     )

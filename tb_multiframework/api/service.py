@@ -32,7 +32,6 @@ from tb_multiframework.api.context import (
     Context,
     ContextBuilder,
     NotFound,
-    epoch_source,
 )
 from tb_multiframework.api.encoding import (
     Encoded,
@@ -42,13 +41,12 @@ from tb_multiframework.api.encoding import (
     to_json,
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
-from tb_multiframework.api.inferences import run_inferences
 from tb_multiframework.api.messages import (
     derivation_messages,
     evidence_message,
-    with_run_messages,
 )
 from tb_multiframework.api.placed import PlacedCache
+from tb_multiframework.api.run_entries import run_entries
 from tb_multiframework.api.scalars import (
     MAX_EXPORT_ROWS,
     SCALAR_ENCODINGS,
@@ -56,19 +54,17 @@ from tb_multiframework.api.scalars import (
     ScalarQuery,
     aggregation_json,
 )
-from tb_multiframework.api.speed import series_of, speed_json, with_speed
-from tb_multiframework.api.views import resume_note, run_attempts
+from tb_multiframework.api.speed import series_of, speed_json
 from tb_multiframework.core import layouts, safe_regex
-from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.budget import Budget
 from tb_multiframework.core.compare import Selection
-from tb_multiframework.core.types import TRAINERS, Excluded
+from tb_multiframework.core.types import TRAINERS
 from tb_multiframework.settings.config import Config, ConfigFile
 from tb_multiframework.settings.corrections import save_run_settings
 from tb_multiframework.settings.layouts import LayoutStore
 from tb_multiframework.sources import Source
 from tb_multiframework.store import allocator
-from tb_multiframework.store.store import RunSummary, Store
+from tb_multiframework.store.store import Store
 
 # Names other modules import from here, wherever they are defined.
 __all__ = [
@@ -273,18 +269,22 @@ class Api:
         ctx = self._context()
         loader = self._loader
         stats = loader.last_stats if loader is not None else None
-        errors = [
-            e
-            for e in (
-                self._config_file.error,
-                (
-                    loader.last_error
-                    if loader is not None
-                    else "no logdir and no data provider"
-                ),
-            )
-            if e
-        ] + list(ctx.errors) + list(getattr(loader, "problems", ()))
+        errors = (
+            [
+                e
+                for e in (
+                    self._config_file.error,
+                    (
+                        loader.last_error
+                        if loader is not None
+                        else "no logdir and no data provider"
+                    ),
+                )
+                if e
+            ]
+            + list(ctx.errors)
+            + list(getattr(loader, "problems", ()))
+        )
         return {
             "runs": list(self._run_entries(ctx, all_tags)),
             "loading": loader is not None and not loader.loaded_once.is_set(),
@@ -307,59 +307,10 @@ class Api:
             kept = self._runs_kept.get(all_tags)
         if kept is not None and kept[0] is ctx:
             return kept[1]
-        entries = [
-            with_run_messages(
-                with_speed(
-                    {
-                        **self._run_entry(
-                            ctx, summary, ctx.epoch_maps[run], all_tags
-                        ),
-                        **ctx.experiments.run_fields(run),
-                    },
-                    ctx.speed.runs.get(run),
-                )
-            )
-            for run, summary in sorted(ctx.summaries.items())
-        ]
+        entries = run_entries(self._store, ctx, all_tags)
         with self._lock:
             self._runs_kept[all_tags] = (ctx, entries)
         return entries
-
-    def _run_entry(
-        self,
-        ctx: Context,
-        summary: RunSummary,
-        emap: EpochMap | Excluded,
-        all_tags: bool,
-    ) -> dict[str, Any]:
-        entry = _run_entry(summary, emap)
-        for kind in ("scalar", "histogram"):
-            shown, count = catalog.listed(entry[f"{kind}Tags"], all_tags)
-            entry[f"{kind}Tags"] = shown
-            entry[f"{kind}TagCount"] = count
-        meta = summary.meta
-        override = ctx.config.for_run(meta.run)
-        trainer = ctx.infos[meta.run].trainer
-        attempts = run_attempts(self._store, meta, summary.first_step)
-        inferred = run_inferences(
-            summary, emap, override, attempts, trainer=trainer
-        )
-        entry.update(
-            {
-                "trainer": trainer,
-                "trainerEvidence": inferred["trainer"]["evidence"]
-                if trainer
-                else [],
-                "parent": meta.parent,
-                "subRun": meta.sub_run,
-                "attempts": attempts,
-                "resumeNote": ""
-                if override.not_resumed
-                else resume_note(attempts),
-                "inferences": inferred,
-            }
-        )
-        return entry
 
     def save_run_settings(self, body: Any) -> dict[str, Any]:
         """`POST run_settings`: saves the user's corrections of one run."""
@@ -437,7 +388,11 @@ class Api:
     ) -> dict[str, Any]:
         """`GET tags`: a page of every scalar tag (`catalog.tag_page`)."""
         return catalog.tag_page(
-            self._context(), search=search, runs=runs, offset=offset, limit=limit
+            self._context(),
+            search=search,
+            runs=runs,
+            offset=offset,
+            limit=limit,
         )
 
     def speed(self, runs: tuple[str, ...]) -> Encoded:
@@ -498,9 +453,7 @@ class Api:
             ctx.epoch_maps,
         )
 
-    def export(
-        self, query: ScalarQuery, fmt: str
-    ) -> tuple[Iterator[str], str]:
+    def export(self, query: ScalarQuery, fmt: str) -> tuple[Iterator[str], str]:
         """`GET export`: every aligned point as CSV or JSON text.
 
         Returns:
@@ -714,32 +667,3 @@ def _split_json(ctx: Context, run: str, tag: str) -> dict[str, Any]:
 def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
     found = ctx.metric(run, tag)
     return None if found is None else found.name
-
-
-def _run_entry(
-    summary: RunSummary, emap: EpochMap | Excluded
-) -> dict[str, Any]:
-    meta = summary.meta
-    return {
-        "run": meta.run,
-        "group": meta.group,
-        "framework": meta.framework,
-        "writer": meta.writer,
-        "format": meta.format,
-        "displayName": meta.display_name,
-        "scalarTags": list(summary.scalar_tags),
-        "histogramTags": list(summary.histogram_tags),
-        "otherTags": {k: list(v) for k, v in meta.other_tags.items()},
-        "numPoints": summary.num_points,
-        "numHistograms": summary.num_histograms,
-        "firstStep": summary.first_step,
-        "lastStep": summary.last_step,
-        "startTime": summary.start_time,
-        "endTime": summary.end_time,
-        "epochSource": epoch_source(emap),
-        "hasEpochAxis": isinstance(emap, EpochMap),
-        "hasLayout": summary.has_layout,
-        "evidence": list(meta.evidence),
-        "files": list(meta.files),
-        "warnings": list(meta.warnings),
-    }
