@@ -504,6 +504,30 @@ const DTYPES = Object.freeze({
 });
 
 /**
+ * A page of the metric index (`GET metrics`) and, beyond it, the entries of
+ * `wanted` keys the page does not hold (a chosen or pinned metric further
+ * down the index is still shown).
+ * @param {{search: string, runs: string[], limit: number,
+ *     wanted: string[]}} query
+ * @param {AbortSignal} signal
+ * @returns {Promise<{entries: any[], total: number}>}
+ */
+export async function fetchMetricPage({ search, runs, limit, wanted }, signal) {
+  const page = await fetchJson(
+    "metrics",
+    { search, run: runs, limit },
+    { signal },
+  );
+  const entries = Array.isArray(page?.metrics) ? page.metrics : [];
+  const missing = wanted.filter((k) => !entries.some((e) => e.key === k));
+  if (missing.length > 0) {
+    const more = await fetchJson("metrics", { key: missing }, { signal });
+    entries.push(...(Array.isArray(more?.metrics) ? more.metrics : []));
+  }
+  return { entries, total: Number(page?.total ?? entries.length) };
+}
+
+/**
  * GETs `scalars` with compact arrays and decodes them: each numeric array
  * of every series, diff, aggregate and group diff arrives as a typed array
  * (NaN and ±Infinity are

@@ -8,7 +8,7 @@ import { h, icon } from "../../dom.js";
 import { formatInt } from "../../format.js";
 import { serverTexts, t } from "../../i18n.js";
 import { countText } from "../../intl.js";
-import { fetchJson, LatestRequest } from "../../model.js";
+import { fetchJson, fetchMetricPage, LatestRequest } from "../../model.js";
 import { runColor } from "./colors.js";
 import { textMatcher } from "../../filter.js";
 
@@ -151,20 +151,18 @@ export class MetricPicker {
     if (this.mode === "tags" || this.tags !== null) void this.loadTags();
     const current = this.hooks.current().metric;
     const runs = [...this._selectedRuns()];
-    const outcome = await this._request.run(async (signal) => {
-      const page = await fetchJson(
-        "metrics",
-        { search: this._query, run: runs, limit: PAGE_SIZE },
-        { signal },
-      );
-      const entries = Array.isArray(page?.metrics) ? page.metrics : [];
-      if (current && !entries.some((e) => e.key === current)) {
-        // The chosen metric is beyond this page: fetch its entry alone.
-        const one = await fetchJson("metrics", { key: current }, { signal });
-        entries.push(...(Array.isArray(one?.metrics) ? one.metrics : []));
-      }
-      return { entries, total: Number(page?.total ?? entries.length) };
-    });
+    const outcome = await this._request.run((signal) =>
+      // The chosen metric may be beyond this page: its entry comes too.
+      fetchMetricPage(
+        {
+          search: this._query,
+          runs,
+          limit: PAGE_SIZE,
+          wanted: current ? [current] : [],
+        },
+        signal,
+      ),
+    );
     if (outcome.stale) return;
     if (outcome.error) {
       this.error = outcome.error.message;

@@ -52,37 +52,26 @@ export class MetricCard {
     const name = `${model.entry.name} (${levelText(model.entry.level)})`;
     const key = model.entry.key;
 
-    this._pin = h("button", {
-      className: "tbmf-cmp-toggle tbmf-met-card__pin",
-      text: t("metrics.card.pin"),
-      attrs: {
-        type: "button",
-        "aria-pressed": "false",
-        "aria-label": t("metrics.card.pinNamed", { metric: name }),
-      },
-      on: { click: () => togglePin(ctx.state, key) },
-    });
-    this._enlarge = h("button", {
-      className: "tbmf-cmp-toggle tbmf-met-card__enlarge",
-      text: t("metrics.card.enlarge"),
-      attrs: {
-        type: "button",
-        "aria-pressed": "false",
-        "aria-label": t("metrics.card.enlargeNamed", { metric: name }),
-      },
-      on: {
-        click: () => hooks.enlarge(this.model.enlarged ? null : key),
-      },
-    });
-    const compare = h("button", {
-      className: "tbmf-button tbmf-button--text tbmf-met-card__compare",
-      text: t("metrics.card.openInCompare"),
-      attrs: {
-        type: "button",
-        "aria-label": t("metrics.card.openInCompareNamed", { metric: name }),
-      },
-      on: { click: () => hooks.openInCompare(key) },
-    });
+    this._pin = cardButton(
+      "pin",
+      name,
+      "tbmf-cmp-toggle tbmf-met-card__pin",
+      () => togglePin(ctx.state, key),
+      true,
+    );
+    this._enlarge = cardButton(
+      "enlarge",
+      name,
+      "tbmf-cmp-toggle tbmf-met-card__enlarge",
+      () => hooks.enlarge(this.model.enlarged ? null : key),
+      true,
+    );
+    const compare = cardButton(
+      "openInCompare",
+      name,
+      "tbmf-button tbmf-button--text tbmf-met-card__compare",
+      () => hooks.openInCompare(key),
+    );
     this._title = h("h3", {
       className: "tbmf-met-card__title",
       text: model.entry.name,
@@ -148,36 +137,21 @@ export class MetricCard {
    */
   _buildTools(name, key) {
     const state = this.ctx.state;
-    const fit = h("button", {
-      className: "tbmf-button tbmf-button--text",
-      text: t("metrics.card.fit"),
-      attrs: {
-        type: "button",
-        "aria-label": t("metrics.card.fitNamed", { metric: name }),
-      },
-      on: {
-        click: () => {
-          markInput("zoom");
-          updateCard(state, key, { lo: null, hi: null });
-          this.panel?.update({ xRange: null });
-        },
-      },
+    const fit = cardButton("fit", name, TEXT_BUTTON, () => {
+      markInput("zoom");
+      updateCard(state, key, { lo: null, hi: null });
+      this.panel?.update({ xRange: null });
     });
-    const log = h("button", {
-      className: "tbmf-cmp-toggle",
-      text: t("metrics.card.logY"),
-      attrs: {
-        type: "button",
-        "aria-pressed": "false",
-        "aria-label": t("metrics.card.logYNamed", { metric: name }),
-      },
-      on: {
-        click: () =>
-          updateCard(state, key, {
-            log: log.getAttribute("aria-pressed") !== "true",
-          }),
-      },
-    });
+    const log = cardButton(
+      "logY",
+      name,
+      "tbmf-cmp-toggle",
+      () =>
+        updateCard(state, key, {
+          log: log.getAttribute("aria-pressed") !== "true",
+        }),
+      true,
+    );
     const bound = (/** @type {'lo' | 'hi'} */ field) => {
       const input = h("input", {
         className: "tbmf-met-card__bound",
@@ -228,22 +202,16 @@ export class MetricCard {
       )
     );
     const csv = h("a", {
-      className: "tbmf-button tbmf-button--text",
+      className: TEXT_BUTTON,
       text: t("metrics.card.csv"),
       attrs: {
         download: "",
         "aria-label": t("metrics.card.csvNamed", { metric: name }),
       },
     });
-    const png = h("button", {
-      className: "tbmf-button tbmf-button--text",
-      text: t("metrics.card.png"),
-      attrs: {
-        type: "button",
-        "aria-label": t("metrics.card.pngNamed", { metric: name }),
-      },
-      on: { click: () => this._downloadPng() },
-    });
+    const png = cardButton("png", name, TEXT_BUTTON, () =>
+      this._downloadPng(),
+    );
     const element = h(
       "div",
       { className: "tbmf-met-card__tools" },
@@ -459,6 +427,32 @@ export class MetricCard {
     this.table.destroy();
     this.element.remove();
   }
+}
+
+/** The class of the cards' text-like buttons. */
+const TEXT_BUTTON = "tbmf-button tbmf-button--text";
+
+/**
+ * A card's button: its text, and for screen readers its name with the
+ * metric's (`metrics.card.<id>` and `metrics.card.<id>Named`).
+ * @param {string} id
+ * @param {string} metric the metric and its level
+ * @param {string} className
+ * @param {() => void} onClick
+ * @param {boolean} [toggle] a toggle (starts not pressed)
+ * @returns {HTMLElement}
+ */
+function cardButton(id, metric, className, onClick, toggle = false) {
+  return h("button", {
+    className,
+    text: t(`metrics.card.${id}`),
+    attrs: {
+      type: "button",
+      ...(toggle ? { "aria-pressed": "false" } : {}),
+      "aria-label": t(`metrics.card.${id}Named`, { metric }),
+    },
+    on: { click: onClick },
+  });
 }
 
 /**

@@ -7,7 +7,7 @@ import { h, setChildren } from "../../dom.js";
 import { runsOnScreen } from "../../filter.js";
 import { formatInt } from "../../format.js";
 import { t } from "../../i18n.js";
-import { fetchJson, LatestRequest } from "../../model.js";
+import { fetchMetricPage, LatestRequest } from "../../model.js";
 import { markInput } from "../../perf.js";
 import { KEYS as SHELL_KEYS } from "../../state.js";
 import { AXES } from "../compare/axes.js";
@@ -281,20 +281,12 @@ export class MetricsView {
     const s = readMetricsState(this.ctx.state);
     const runs = this._selectedRuns();
     const limit = PAGE_SIZE * this._pages;
-    const outcome = await this._request.run(async (signal) => {
-      const page = await fetchJson(
-        "metrics",
-        { search: s.filter, run: runs, limit },
-        { signal },
-      );
-      const entries = Array.isArray(page?.metrics) ? page.metrics : [];
-      const missing = s.pins.filter((k) => !entries.some((e) => e.key === k));
-      if (missing.length > 0) {
-        const pinned = await fetchJson("metrics", { key: missing }, { signal });
-        for (const entry of pinned?.metrics ?? []) entries.push(entry);
-      }
-      return { entries, total: Number(page?.total ?? entries.length) };
-    });
+    const outcome = await this._request.run((signal) =>
+      fetchMetricPage(
+        { search: s.filter, runs, limit, wanted: s.pins },
+        signal,
+      ),
+    );
     if (outcome.stale) return;
     if (outcome.error) {
       this.error = outcome.error.message;
