@@ -22,7 +22,7 @@ import threading
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from tb_multiframework.api import catalog, experiments
+from tb_multiframework.api import catalog, experiments, layout_answers
 from tb_multiframework.api.anomalies import (
     AnomalyFinder,
     AnomalyQuery,
@@ -41,10 +41,8 @@ from tb_multiframework.api.encoding import (
     to_json,
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
-from tb_multiframework.api.messages import (
-    derivation_messages,
-    evidence_message,
-)
+from tb_multiframework.api.layout_answers import LayoutsUnavailable
+from tb_multiframework.api.messages import derivation_messages
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.run_entries import run_entries
 from tb_multiframework.api.scalars import (
@@ -55,7 +53,6 @@ from tb_multiframework.api.scalars import (
     aggregation_json,
 )
 from tb_multiframework.api.speed import series_of, speed_json
-from tb_multiframework.core import layouts, safe_regex
 from tb_multiframework.core.budget import Budget
 from tb_multiframework.core.compare import Selection
 from tb_multiframework.core.types import TRAINERS
@@ -89,10 +86,6 @@ _CACHE_ENTRIES = 64  # answers kept per data version
 # client's: under eight clients the `runs` probe waited behind all of them.
 COMPUTE_SLOTS = 2
 ANOMALY_SECONDS = 5.0  # new anomaly results one request computes, at most
-
-
-class LayoutsUnavailable(Exception):
-    """No place to save layouts (HTTP 503)."""
 
 
 class Api:
@@ -488,87 +481,33 @@ class Api:
         """`GET histogram_pairs`: suggested tag pairs between two runs."""
         return self._histogram_answers.pairs(run_a, run_b)
 
-    # Layouts.
+    # Layouts (layout_answers.py).
 
     def layouts(self) -> dict[str, Any]:
         """`GET layouts`: user layouts and those logged in the runs."""
-        per_run = {
-            run: [layout for _, layout in logged]
-            for run, logged in self._store.layouts().items()
-        }
-        imported = (
-            layouts.layout_to_json(layouts.convert_imported_layouts(per_run))
-            if per_run
-            else None
+        return layout_answers.layouts_json(
+            self._store, self._layout_store, self._layout_path_reason
         )
-        store = self._layout_store
-        return {
-            "layouts": store.list() if store else [],
-            "imported": imported,
-            "warnings": store.warnings() if store else [],
-            "path": store.path if store else None,
-            "pathReason": self._layout_path_reason,
-            "pathReasonMessage": evidence_message(self._layout_path_reason),
-            "writable": store is not None,
-            "regexEngine": safe_regex.engine_description(),
-        }
 
     def save_layout(self, body: Any) -> dict[str, Any]:
         """`POST layouts`: validates and saves a user layout."""
-        store = self._writable_layouts()
-        if not isinstance(body, dict) or "layout" not in body:
-            raise ValueError(
-                'the body must be {"layout": {...}, "previousName": ...}'
-            )
-        unknown = set(body) - {"layout", "previousName", "overwrite"}
-        if unknown:
-            raise ValueError(f"unknown keys in the body: {sorted(unknown)}")
-        previous = body.get("previousName")
-        if previous is not None and not isinstance(previous, str):
-            raise ValueError("previousName must be a string or null")
-        overwrite = body.get("overwrite", True)
-        if not isinstance(overwrite, bool):
-            raise ValueError("overwrite must be true or false")
-        saved = store.save(
-            body["layout"], previous_name=previous, overwrite=overwrite
+        return layout_answers.save_layout(
+            self._layout_store, self._layout_path_reason, body
         )
-        return {"layout": saved}
 
     def delete_layout(self, name: str) -> dict[str, Any]:
         """`DELETE layouts?name=`: removes a user layout."""
-        store = self._writable_layouts()
-        if not store.delete(name):
-            raise NotFound(f"no layout named {name!r}")
-        return {"deleted": name}
+        return layout_answers.delete_layout(
+            self._layout_store, self._layout_path_reason, name
+        )
 
     def preview_layout(
         self, body: Any, *, should_stop: Callable[[], bool] | None = None
     ) -> dict[str, Any]:
-        """`POST layout_preview`: what each chart's regexes match now.
-
-        The layout may be half-written (its problem is in the answer), but
-        the body must be `{"layout": ...}`.
-        """
-        if not isinstance(body, dict) or set(body) != {"layout"}:
-            raise ValueError('the body must be {"layout": {...}}')
-        obj = body["layout"]
-        ctx = self._context()
-        candidates = [
-            layouts.Candidate(run, tag, _metric_name(ctx, run, tag))
-            for run, summary in sorted(ctx.summaries.items())
-            for tag in (*summary.scalar_tags, *ctx.speed.derived_tags(run))
-        ]
-        budget = Budget(layouts.MAX_PREVIEW_TESTS, should_stop=should_stop)
-        return layouts.preview_to_json(
-            layouts.preview_layout(obj, candidates, budget=budget)
+        """`POST layout_preview`: what each chart's regexes match now."""
+        return layout_answers.preview_layout(
+            self._context, body, should_stop=should_stop
         )
-
-    def _writable_layouts(self) -> LayoutStore:
-        if self._layout_store is None:
-            raise LayoutsUnavailable(
-                f"layouts cannot be saved: {self._layout_path_reason}"
-            )
-        return self._layout_store
 
     def memory_figures(self) -> dict[str, Any]:
         """Sizes of the store's data and of every cache kept across
@@ -663,7 +602,3 @@ def _split_json(ctx: Context, run: str, tag: str) -> dict[str, Any]:
         "splitSource": "unknown" if found is None else found.split_source,
     }
 
-
-def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
-    found = ctx.metric(run, tag)
-    return None if found is None else found.name
