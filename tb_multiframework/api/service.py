@@ -18,11 +18,17 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from tb_multiframework.api import catalog, experiments, layout_answers
+from tb_multiframework.api import (
+    catalog,
+    experiments,
+    layout_answers,
+    run_answers,
+)
 from tb_multiframework.api.anomalies import (
     AnomalyFinder,
     AnomalyQuery,
@@ -42,7 +48,6 @@ from tb_multiframework.api.encoding import (
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
 from tb_multiframework.api.layout_answers import LayoutsUnavailable
-from tb_multiframework.api.messages import derivation_messages
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.run_entries import run_entries
 from tb_multiframework.api.scalars import (
@@ -50,9 +55,7 @@ from tb_multiframework.api.scalars import (
     SCALAR_ENCODINGS,
     ScalarAnswers,
     ScalarQuery,
-    aggregation_json,
 )
-from tb_multiframework.api.speed import series_of, speed_json
 from tb_multiframework.core.budget import Budget
 from tb_multiframework.core.compare import Selection
 from tb_multiframework.core.types import TRAINERS
@@ -260,36 +263,13 @@ class Api:
             `catalog.MAX_LISTED_TAGS` of each kind, with the counts).
         """
         ctx = self._context()
-        loader = self._loader
-        stats = loader.last_stats if loader is not None else None
-        errors = (
-            [
-                e
-                for e in (
-                    self._config_file.error,
-                    (
-                        loader.last_error
-                        if loader is not None
-                        else "no logdir and no data provider"
-                    ),
-                )
-                if e
-            ]
-            + list(ctx.errors)
-            + list(getattr(loader, "problems", ()))
+        return run_answers.runs_json(
+            ctx,
+            list(self._run_entries(ctx, all_tags)),
+            loader=self._loader,
+            config_error=self._config_file.error,
+            data_version=self._version_of(ctx),
         )
-        return {
-            "runs": list(self._run_entries(ctx, all_tags)),
-            "loading": loader is not None and not loader.loaded_once.is_set(),
-            "dataVersion": self._version_of(ctx),
-            "reload": (
-                None
-                if stats is None
-                else {"seconds": stats.seconds, "bytesRead": stats.bytes_read}
-            ),
-            "errors": errors,
-            "source": loader.status().to_json() if loader is not None else None,
-        }
 
     def _run_entries(
         self, ctx: Context, all_tags: bool
@@ -312,9 +292,7 @@ class Api:
         run = body["run"]
         if not isinstance(run, str):
             raise ValueError("run must be a string")
-        ctx = self._context()
-        if run not in ctx.summaries:
-            raise NotFound(f"unknown run {run!r}")
+        run_answers.known_runs(self._context(), (run,))
         with self._lock:
             saved = save_run_settings(
                 self._config_file.path,
@@ -339,25 +317,9 @@ class Api:
         """`GET metrics`: the cross-framework metric index, or a page of it
         (`catalog.metric_page`; without `limit`, every entry)."""
         ctx = self._context()
-
-        def members(entry: Any) -> list[dict[str, Any]]:
-            return [
-                {
-                    "run": m.run,
-                    "tag": m.tag,
-                    "level": m.level,
-                    "derivation": m.derivation,
-                    "derivationMessages": derivation_messages(m.derivation),
-                    **_split_json(ctx, m.run, m.tag),
-                    "aliases": list(m.aliases),
-                    **aggregation_json(ctx, m.run, m.tag),
-                }
-                for m in entry.members
-            ]
-
         return catalog.metric_page(
             ctx,
-            member_json=members,
+            member_json=functools.partial(run_answers.metric_members, ctx),
             search=search,
             runs=runs,
             keys=keys,
@@ -390,23 +352,12 @@ class Api:
 
     def speed(self, runs: tuple[str, ...]) -> Encoded:
         """`GET speed`: each run's speed derived from wall time."""
-        ctx = self._context()
-        for run in runs:
-            if run not in ctx.summaries:
-                raise NotFound(f"unknown run {run!r}")
+        run_answers.known_runs(self._context(), runs)
         return self._cached(("speed", runs), lambda: self.speed_payload(runs))
 
     def speed_payload(self, runs: tuple[str, ...]) -> dict[str, Any]:
         """The `GET speed` answer as a dict (for `tbmf`)."""
-        ctx = self._context()
-        for run in runs:
-            if run not in ctx.summaries:
-                raise NotFound(f"unknown run {run!r}")
-        chosen = runs or tuple(sorted(ctx.summaries))
-        return {
-            "runs": [speed_json(run, ctx.speed.runs[run]) for run in chosen],
-            "dataVersion": self._store.version,
-        }
+        return run_answers.speed_payload(self._context(), self._store, runs)
 
     # Scalars.
 
@@ -421,30 +372,12 @@ class Api:
     def config_diff(self, runs: tuple[str, ...]) -> dict[str, Any]:
         """`GET config_diff`: hyper-parameters of 2+ runs side by side."""
         ctx = self._context()
-        for run in runs:
-            if run not in ctx.summaries:
-                raise NotFound(f"unknown run {run!r}")
+        run_answers.known_runs(ctx, runs)
         return experiments.config_diff(ctx.experiments, runs)
 
     def metric_summary(self, metric: str) -> dict[str, Any]:
         """`GET metric_summary`: last/best of a metric per run, rank spread."""
-        ctx = self._context()
-        entry = ctx.metrics.get(metric)
-        if entry is None:
-            raise NotFound(f"unknown metric {metric!r}")
-        members = [(m.run, m.tag) for m in entry.members]
-        series = {
-            (run, tag): series_of(ctx.speed, self._store, run, tag)
-            for run, tag in members
-        }
-        return experiments.metric_summary(
-            entry.key,
-            entry.name,
-            members,
-            series,
-            ctx.experiments,
-            ctx.epoch_maps,
-        )
+        return run_answers.metric_summary(self._context(), self._store, metric)
 
     def export(self, query: ScalarQuery, fmt: str) -> tuple[Iterator[str], str]:
         """`GET export`: every aligned point as CSV or JSON text.
@@ -593,12 +526,3 @@ class Api:
             raise NotFound(str(error)) from None
         payload["dataVersion"] = self._store.version
         return payload
-
-
-def _split_json(ctx: Context, run: str, tag: str) -> dict[str, Any]:
-    found = ctx.metric(run, tag)
-    return {
-        "split": None if found is None else found.split,
-        "splitSource": "unknown" if found is None else found.split_source,
-    }
-
