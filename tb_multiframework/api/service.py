@@ -9,9 +9,11 @@ whole answers are cached by their arguments and that same version.
 
 `Api` is the one entry point of the routes and the `tbmf` command line; the
 answers themselves are computed by `scalars.py` (scalars, export),
-`histograms.py` (histograms), `anomalies.py` (anomalies) and
-`experiments.py` (hyper-parameters, groups), and written out by
-`encoding.py` (JSON, packed arrays, CSV cells).
+`histograms.py` (histograms), `anomalies.py` (anomalies),
+`experiments.py` (hyper-parameters, groups), `run_answers.py` (runs, the
+metric index's members, speed, metric summaries) and `layout_answers.py`
+(layouts and their preview), and written out by `encoding.py` (JSON,
+packed arrays, CSV cells).
 """
 
 from __future__ import annotations
