@@ -1,6 +1,6 @@
 """`GET anomalies`: the findings of core/anomalies for the runs of a logdir.
 
-`Api.anomalies` (api.py) answers the route through `AnomalyFinder.payload`,
+`Api.anomalies` (service.py) answers the route through `AnomalyFinder.payload`,
 which the command line can call as well (no HTTP involved). What is looked
 at, per run and scalar tag:
 
@@ -14,7 +14,13 @@ at, per run and scalar tag:
 
 Results are kept per series (and per pair and group) with the versions of
 the runs they were computed from, so a live run recomputes only its own
-series and an unchanged logdir answers from memory.
+series and an unchanged logdir answers from memory; a request's budget
+leaves the series it cannot reach `pending`.
+
+This module is that orchestration: which series a query names, the kept
+results, the budget. Which series go together and what is read beside
+one (learning rate, running means) is `anomaly_inputs.py`; one finding's
+JSON entry is `anomaly_entries.py`; the detectors are core/anomalies.
 """
 
 from __future__ import annotations
@@ -22,28 +28,41 @@ from __future__ import annotations
 import collections
 import dataclasses
 import threading
-from collections.abc import Callable, Hashable, Iterable, Mapping
-from typing import Any, Protocol
+from collections.abc import Callable, Hashable, Iterable
+from typing import Any
 
-import numpy as np
-
-from tb_multiframework.core import anomalies as core
-from tb_multiframework.core.aggregation import (
-    convert_batch_values,
-    series_aggregation,
+from tb_multiframework.api.anomaly_entries import entry_json
+from tb_multiframework.api.anomaly_inputs import (
+    RunsView,
+    epochs_of,
+    lr_sources,
+    lr_steps,
+    rank_group_tags,
+    rank_groups,
+    running_mean,
+    train_val_pairs,
 )
+from tb_multiframework.core import anomalies as core
+from tb_multiframework.core.aggregation import convert_batch_values
 from tb_multiframework.core.anomalies import Anomaly
-from tb_multiframework.core.axes import EpochMap, axis_values
+from tb_multiframework.core.axes import EpochMap
 from tb_multiframework.core.budget import Budget
 from tb_multiframework.core.direction import (
     is_counter,
     is_learning_rate,
     metric_direction,
 )
-from tb_multiframework.core.groups import rank_of
-from tb_multiframework.core.metrics import CanonicalMetric, MetricEntry
-from tb_multiframework.core.types import AliasRule, Excluded, RunInfo
-from tb_multiframework.store.store import RunSummary, ScalarSeries, Store
+from tb_multiframework.store.store import Store
+
+# Names other modules import from here, wherever they are defined.
+__all__ = [
+    "MAX_ANOMALIES",
+    "AnomalyFinder",
+    "AnomalyQuery",
+    "NotFoundError",
+    "RunsView",
+    "rank_groups",
+]
 
 MAX_ANOMALIES = 5000  # findings in one answer; more are counted, not listed
 # A series that is a running mean since its epoch began (Keras' batch_*
@@ -79,48 +98,6 @@ class AnomalyQuery:
     metric: str | None = None
     kinds: frozenset[str] | None = None
     x: str = "step"
-
-
-class RunsView(Protocol):
-    """What the finder reads of the API's per-version context."""
-
-    @property
-    def summaries(self) -> Mapping[str, RunSummary]: ...
-
-    @property
-    def infos(self) -> Mapping[str, RunInfo]: ...
-
-    @property
-    def epoch_maps(self) -> Mapping[str, EpochMap | Excluded]: ...
-
-    @property
-    def aliases(self) -> tuple[AliasRule, ...]: ...
-
-    @property
-    def metrics(self) -> Mapping[str, MetricEntry]: ...
-
-    def metric(self, run: str, tag: str) -> CanonicalMetric | None: ...
-
-
-def rank_groups(runs: Iterable[str]) -> dict[str, list[str]]:
-    """Distributed runs: sibling directories named rank_N, rank-N,
-    worker_N or local_rank_N, by their parent, ranks in numeric order.
-
-    Only parents with two or more such children form a group: the same
-    rule as the runs table's DDP groups (`core.groups.rank_of`), kept to
-    ranks only (seed repeats are not ranks).
-    """
-    by_parent: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
-    for run in runs:
-        parent, _, base = run.rstrip("/").rpartition("/")
-        rank = rank_of(base)
-        if rank is not None:
-            by_parent[parent].append((rank, run))
-    return {
-        parent or ".": [run for _, run in sorted(members)]
-        for parent, members in by_parent.items()
-        if len(members) >= 2
-    }
 
 
 class AnomalyFinder:
@@ -180,7 +157,7 @@ class AnomalyFinder:
         return {
             "x": query.x,
             "anomalies": [
-                self._entry(view, run, tag, anomaly, query.x)
+                entry_json(self._store, view, run, tag, anomaly, query.x)
                 for run, tag, anomaly in entries
             ],
             "counts": {run: n for run, n in sorted(counts.items()) if n},
@@ -225,40 +202,6 @@ class AnomalyFinder:
             for tag in view.summaries[run].scalar_tags
         ]
 
-    def _entry(
-        self,
-        view: RunsView,
-        run: str,
-        tag: str,
-        anomaly: Anomaly,
-        axis: str,
-    ) -> dict[str, Any]:
-        x = self._range_on(view, run, tag, axis, anomaly)
-        metric = view.metric(run, tag)
-        return {
-            "run": run,
-            "tag": tag,
-            "metric": None if metric is None else metric.name,
-            "kind": anomaly.kind,
-            "step": anomaly.start_step,
-            "endStep": anomaly.end_step,
-            "x": x,
-            "severity": anomaly.severity,
-            "message": anomaly.message,
-            "cause": core.USUAL_CAUSES[anomaly.kind],
-            "evidence": anomaly.evidence,
-            # The English texts above as catalog messages (docs/api.md,
-            # Messages): the tab shows them in the user's language.
-            "i18n": {
-                "message": (
-                    {"id": anomaly.message_id, "params": anomaly.message_params}
-                    if anomaly.message_id
-                    else None
-                ),
-                "cause": {"id": f"anomaly.cause.{anomaly.kind}", "params": {}},
-            },
-        }
-
     # Finding, with the results kept per series, pair and group.
 
     def _findings(
@@ -288,7 +231,7 @@ class AnomalyFinder:
                 )
             except _Deferred:
                 deferred.add((run, tag))
-        for train, val in self._pairs(view):
+        for train, val in train_val_pairs(view):
             if train[0] not in wanted_runs and val[0] not in wanted_runs:
                 continue
             try:
@@ -298,7 +241,7 @@ class AnomalyFinder:
                 continue
             found[train].extend(on_train)
             found[val].extend(on_val)
-        for members, tag in self._groups(view):
+        for members, tag in rank_group_tags(view):
             if not wanted_runs.intersection(members):
                 continue
             try:
@@ -364,7 +307,7 @@ class AnomalyFinder:
         unroll = False
         if is_counter(name) or is_learning_rate(name):
             kinds = {"nonfinite"}  # a schedule or a counter is not trained
-        elif _running_mean(info, tag, metric):
+        elif running_mean(info, tag, metric):
             unroll = isinstance(view.epoch_maps[run], EpochMap)
             if not unroll:
                 kinds -= _RUNNING_MEAN_SKIPS
@@ -394,7 +337,7 @@ class AnomalyFinder:
                     kinds.difference_update(_RUNNING_MEAN_SKIPS)
             lr = None
             if lr_source is not None:
-                lr = self._lr_steps(view, run, tag, series, lr_source)
+                lr = lr_steps(self._store, view, run, tag, series, lr_source)
             return core.detect_series(
                 series.steps,
                 values,
@@ -411,7 +354,7 @@ class AnomalyFinder:
     ) -> tuple[
         dict[str, tuple[str, str] | None], dict[str, frozenset[str]]
     ]:
-        """`_lr_sources` and each run's learning-rate tags, worked out once
+        """`lr_sources` and each run's learning-rate tags, worked out once
         per view (a request used to test every tag of every run's name)."""
         with self._lock:
             kept = self._lr_kept
@@ -421,109 +364,10 @@ class AnomalyFinder:
             run: frozenset(t for t in summary.scalar_tags if is_learning_rate(t))
             for run, summary in view.summaries.items()
         }
-        sources = self._lr_sources(view, lr_tags)
+        sources = lr_sources(view, lr_tags)
         with self._lock:
             self._lr_kept = (view, sources, lr_tags)
         return sources, lr_tags
-
-    @staticmethod
-    def _lr_sources(
-        view: RunsView, lr_tags: Mapping[str, frozenset[str]]
-    ) -> dict[str, tuple[str, str] | None]:
-        """Per run, its learning-rate tag: its own, else one from its group
-        (Keras logs it in `train`, not `validation`)."""
-        own: dict[str, str] = {}
-        for run in view.summaries:
-            tags = lr_tags[run]
-            if tags:
-                own[run] = max(tags, key=lambda t: (len(t) < 40, t))
-        by_group: dict[str, list[str]] = collections.defaultdict(list)
-        for run in sorted(own):
-            by_group[view.infos[run].group].append(run)
-        sources: dict[str, tuple[str, str] | None] = {}
-        for run, info in view.infos.items():
-            if run in own:
-                sources[run] = (run, own[run])
-            elif by_group.get(info.group):
-                other = by_group[info.group][0]
-                sources[run] = (other, own[other])
-            else:
-                sources[run] = None
-        return sources
-
-    def _lr_steps(
-        self,
-        view: RunsView,
-        run: str,
-        tag: str,
-        series: ScalarSeries,
-        source: tuple[str, str],
-    ) -> tuple[np.ndarray, np.ndarray] | None:
-        """The learning rate, at steps of the series' own step counter.
-
-        Where both sit on the epoch axis (Keras logs its rate per epoch and
-        its losses per batch), the rate's epochs are turned into the
-        series' steps; otherwise its steps are used as they are.
-        """
-        lr = self._store.scalars(*source)
-        mine = self._epochs(view, run, tag, series)
-        theirs = self._epochs(view, source[0], source[1], lr)
-        if mine is None or theirs is None or len(series) < 2:
-            return np.asarray(lr.steps), np.asarray(lr.values)
-        order = np.argsort(mine, kind="stable")
-        steps = np.interp(
-            theirs, mine[order], np.asarray(series.steps, float)[order]
-        )
-        return np.round(steps).astype(np.int64), np.asarray(lr.values)
-
-    @staticmethod
-    def _epochs(
-        view: RunsView, run: str, tag: str, series: ScalarSeries
-    ) -> np.ndarray | None:
-        emap = view.epoch_maps.get(run)
-        if not isinstance(emap, EpochMap):
-            return None
-        found = emap.epochs(tag, np.asarray(series.steps))
-        return None if isinstance(found, Excluded) else found
-
-    def _pairs(
-        self, view: RunsView
-    ) -> list[tuple[tuple[str, str], tuple[str, str]]]:
-        """(train, val) series of one quantity in one run group."""
-        members: dict[str, dict[str, set[tuple[str, str, str | None]]]] = (
-            collections.defaultdict(lambda: collections.defaultdict(set))
-        )
-        for entry in view.metrics.values():
-            quantity, _, split = entry.name.rpartition("/")
-            if split not in ("train", "val") or not quantity:
-                continue
-            for m in entry.members:
-                members[quantity][split].add((m.run, m.tag, m.level))
-        pairs = []
-        for splits in members.values():
-            for val_run, val_tag, val_level in sorted(splits["val"], key=str):
-                group = view.infos[val_run].group
-                partners = [
-                    (run, tag, level)
-                    for run, tag, level in splits["train"]
-                    if view.infos[run].group == group
-                ]
-                if not partners:
-                    continue
-                # Same level first, then a level the naming does not say,
-                # then the longest series.
-                best = min(
-                    partners,
-                    key=lambda m: (
-                        m[2] != val_level,
-                        m[2] is not None,
-                        -view.summaries[m[0]].num_points,
-                        m[0],
-                        m[1],
-                    ),
-                )
-                pairs.append(((best[0], best[1]), (val_run, val_tag)))
-        return pairs
 
     def _pair(
         self,
@@ -539,8 +383,8 @@ class AnomalyFinder:
         def compute() -> tuple[list[Anomaly], list[Anomaly]]:
             a = self._store.scalars(*train)
             b = self._store.scalars(*val)
-            xa = self._epochs(view, train[0], train[1], a)
-            xb = self._epochs(view, val[0], val[1], b)
+            xa = epochs_of(view, train[0], train[1], a)
+            xb = epochs_of(view, val[0], val[1], b)
             axis = "epoch" if xa is not None and xb is not None else "step"
             name = view.metric(val[0], val[1])
             return core.detect_pair(
@@ -553,26 +397,6 @@ class AnomalyFinder:
             )
 
         return self._remember(("pair", train, val), version, compute)
-
-    def _groups(self, view: RunsView) -> list[tuple[list[str], str]]:
-        """(ranks, tag) for every tag two or more ranks of a group log."""
-        out = []
-        for members in rank_groups(view.summaries).values():
-            tags: collections.Counter[str] = collections.Counter(
-                tag
-                for run in members
-                for tag in view.summaries[run].scalar_tags
-            )
-            for tag, count in sorted(tags.items()):
-                if count < 2 or is_counter(tag) or is_learning_rate(tag):
-                    continue
-                having = [
-                    run
-                    for run in members
-                    if tag in view.summaries[run].scalar_tags
-                ]
-                out.append((having, tag))
-        return out
 
     def _group(
         self, view: RunsView, members: list[str], tag: str
@@ -589,57 +413,6 @@ class AnomalyFinder:
             )
 
         return self._remember(("group", tuple(members), tag), version, compute)
-
-    def _range_on(
-        self,
-        view: RunsView,
-        run: str,
-        tag: str,
-        axis: str,
-        anomaly: Anomaly,
-    ) -> list[float] | None:
-        """A finding's first and last point on an axis (None when the
-        series has no place on it). Only those two points are placed:
-        whole-series positions for every axis would cost memory."""
-        summary = view.summaries[run]
-        series = self._store.scalars(run, tag)
-        steps = np.asarray(series.steps)
-        if len(steps) > 1 and np.any(steps[1:] < steps[:-1]):
-            order = np.argsort(steps, kind="stable")
-            picked = order[[anomaly.start, anomaly.end]]
-        else:
-            picked = np.array([anomaly.start, anomaly.end])
-        two = ScalarSeries(
-            steps=steps[picked],
-            wall_times=np.asarray(series.wall_times)[picked],
-            values=np.asarray(series.values)[picked],
-        )
-        found = axis_values(
-            axis,
-            two,
-            tag=tag,
-            epoch_map=view.epoch_maps[run],
-            run_start_time=summary.start_time,
-            run_last_step=summary.last_step,
-        )
-        if isinstance(found, Excluded):
-            return None
-        return [float(found[0]), float(found[1])]
-
-
-def _running_mean(info: RunInfo, tag: str, metric: Any) -> bool:
-    """Whether a series is a running mean since its epoch began.
-
-    Such a series jumps at every epoch start by design (the mean restarts),
-    so spikes, plateaus and oscillations in it say nothing.
-    """
-    found = series_aggregation(
-        info,
-        tag,
-        level=None if metric is None else metric.level,
-        split=None if metric is None else metric.split,
-    )
-    return found.kind == "running_mean"
 
 
 def _runs_of(key: Hashable) -> set[str]:

@@ -9,20 +9,28 @@ whole answers are cached by their arguments and that same version.
 
 `Api` is the one entry point of the routes and the `tbmf` command line; the
 answers themselves are computed by `scalars.py` (scalars, export),
-`histograms.py` (histograms), `anomalies.py` (anomalies) and
-`experiments.py` (hyper-parameters, groups), and written out by
-`encoding.py` (JSON, packed arrays, CSV cells).
+`histograms.py` (histograms), `anomalies.py` (anomalies),
+`experiments.py` (hyper-parameters, groups), `run_answers.py` (runs, the
+metric index's members, speed, metric summaries) and `layout_answers.py`
+(layouts and their preview), and written out by `encoding.py` (JSON,
+packed arrays, CSV cells).
 """
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import functools
 import threading
 from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
-from tb_multiframework.api import catalog, experiments
+from tb_multiframework.api import (
+    catalog,
+    experiments,
+    layout_answers,
+    run_answers,
+)
 from tb_multiframework.api.anomalies import (
     AnomalyFinder,
     AnomalyQuery,
@@ -41,10 +49,7 @@ from tb_multiframework.api.encoding import (
     to_json,
 )
 from tb_multiframework.api.histograms import HistogramAnswers, HistogramQuery
-from tb_multiframework.api.messages import (
-    derivation_messages,
-    evidence_message,
-)
+from tb_multiframework.api.layout_answers import LayoutsUnavailable
 from tb_multiframework.api.placed import PlacedCache
 from tb_multiframework.api.run_entries import run_entries
 from tb_multiframework.api.scalars import (
@@ -52,10 +57,7 @@ from tb_multiframework.api.scalars import (
     SCALAR_ENCODINGS,
     ScalarAnswers,
     ScalarQuery,
-    aggregation_json,
 )
-from tb_multiframework.api.speed import series_of, speed_json
-from tb_multiframework.core import layouts, safe_regex
 from tb_multiframework.core.budget import Budget
 from tb_multiframework.core.compare import Selection
 from tb_multiframework.core.types import TRAINERS
@@ -89,10 +91,6 @@ _CACHE_ENTRIES = 64  # answers kept per data version
 # client's: under eight clients the `runs` probe waited behind all of them.
 COMPUTE_SLOTS = 2
 ANOMALY_SECONDS = 5.0  # new anomaly results one request computes, at most
-
-
-class LayoutsUnavailable(Exception):
-    """No place to save layouts (HTTP 503)."""
 
 
 class Api:
@@ -267,36 +265,13 @@ class Api:
             `catalog.MAX_LISTED_TAGS` of each kind, with the counts).
         """
         ctx = self._context()
-        loader = self._loader
-        stats = loader.last_stats if loader is not None else None
-        errors = (
-            [
-                e
-                for e in (
-                    self._config_file.error,
-                    (
-                        loader.last_error
-                        if loader is not None
-                        else "no logdir and no data provider"
-                    ),
-                )
-                if e
-            ]
-            + list(ctx.errors)
-            + list(getattr(loader, "problems", ()))
+        return run_answers.runs_json(
+            ctx,
+            list(self._run_entries(ctx, all_tags)),
+            loader=self._loader,
+            config_error=self._config_file.error,
+            data_version=self._version_of(ctx),
         )
-        return {
-            "runs": list(self._run_entries(ctx, all_tags)),
-            "loading": loader is not None and not loader.loaded_once.is_set(),
-            "dataVersion": self._version_of(ctx),
-            "reload": (
-                None
-                if stats is None
-                else {"seconds": stats.seconds, "bytesRead": stats.bytes_read}
-            ),
-            "errors": errors,
-            "source": loader.status().to_json() if loader is not None else None,
-        }
 
     def _run_entries(
         self, ctx: Context, all_tags: bool
@@ -319,9 +294,7 @@ class Api:
         run = body["run"]
         if not isinstance(run, str):
             raise ValueError("run must be a string")
-        ctx = self._context()
-        if run not in ctx.summaries:
-            raise NotFound(f"unknown run {run!r}")
+        run_answers.known_runs(self._context(), (run,))
         with self._lock:
             saved = save_run_settings(
                 self._config_file.path,
@@ -346,25 +319,9 @@ class Api:
         """`GET metrics`: the cross-framework metric index, or a page of it
         (`catalog.metric_page`; without `limit`, every entry)."""
         ctx = self._context()
-
-        def members(entry: Any) -> list[dict[str, Any]]:
-            return [
-                {
-                    "run": m.run,
-                    "tag": m.tag,
-                    "level": m.level,
-                    "derivation": m.derivation,
-                    "derivationMessages": derivation_messages(m.derivation),
-                    **_split_json(ctx, m.run, m.tag),
-                    "aliases": list(m.aliases),
-                    **aggregation_json(ctx, m.run, m.tag),
-                }
-                for m in entry.members
-            ]
-
         return catalog.metric_page(
             ctx,
-            member_json=members,
+            member_json=functools.partial(run_answers.metric_members, ctx),
             search=search,
             runs=runs,
             keys=keys,
@@ -397,23 +354,12 @@ class Api:
 
     def speed(self, runs: tuple[str, ...]) -> Encoded:
         """`GET speed`: each run's speed derived from wall time."""
-        ctx = self._context()
-        for run in runs:
-            if run not in ctx.summaries:
-                raise NotFound(f"unknown run {run!r}")
+        run_answers.known_runs(self._context(), runs)
         return self._cached(("speed", runs), lambda: self.speed_payload(runs))
 
     def speed_payload(self, runs: tuple[str, ...]) -> dict[str, Any]:
         """The `GET speed` answer as a dict (for `tbmf`)."""
-        ctx = self._context()
-        for run in runs:
-            if run not in ctx.summaries:
-                raise NotFound(f"unknown run {run!r}")
-        chosen = runs or tuple(sorted(ctx.summaries))
-        return {
-            "runs": [speed_json(run, ctx.speed.runs[run]) for run in chosen],
-            "dataVersion": self._store.version,
-        }
+        return run_answers.speed_payload(self._context(), self._store, runs)
 
     # Scalars.
 
@@ -428,30 +374,12 @@ class Api:
     def config_diff(self, runs: tuple[str, ...]) -> dict[str, Any]:
         """`GET config_diff`: hyper-parameters of 2+ runs side by side."""
         ctx = self._context()
-        for run in runs:
-            if run not in ctx.summaries:
-                raise NotFound(f"unknown run {run!r}")
+        run_answers.known_runs(ctx, runs)
         return experiments.config_diff(ctx.experiments, runs)
 
     def metric_summary(self, metric: str) -> dict[str, Any]:
         """`GET metric_summary`: last/best of a metric per run, rank spread."""
-        ctx = self._context()
-        entry = ctx.metrics.get(metric)
-        if entry is None:
-            raise NotFound(f"unknown metric {metric!r}")
-        members = [(m.run, m.tag) for m in entry.members]
-        series = {
-            (run, tag): series_of(ctx.speed, self._store, run, tag)
-            for run, tag in members
-        }
-        return experiments.metric_summary(
-            entry.key,
-            entry.name,
-            members,
-            series,
-            ctx.experiments,
-            ctx.epoch_maps,
-        )
+        return run_answers.metric_summary(self._context(), self._store, metric)
 
     def export(self, query: ScalarQuery, fmt: str) -> tuple[Iterator[str], str]:
         """`GET export`: every aligned point as CSV or JSON text.
@@ -488,87 +416,33 @@ class Api:
         """`GET histogram_pairs`: suggested tag pairs between two runs."""
         return self._histogram_answers.pairs(run_a, run_b)
 
-    # Layouts.
+    # Layouts (layout_answers.py).
 
     def layouts(self) -> dict[str, Any]:
         """`GET layouts`: user layouts and those logged in the runs."""
-        per_run = {
-            run: [layout for _, layout in logged]
-            for run, logged in self._store.layouts().items()
-        }
-        imported = (
-            layouts.layout_to_json(layouts.convert_imported_layouts(per_run))
-            if per_run
-            else None
+        return layout_answers.layouts_json(
+            self._store, self._layout_store, self._layout_path_reason
         )
-        store = self._layout_store
-        return {
-            "layouts": store.list() if store else [],
-            "imported": imported,
-            "warnings": store.warnings() if store else [],
-            "path": store.path if store else None,
-            "pathReason": self._layout_path_reason,
-            "pathReasonMessage": evidence_message(self._layout_path_reason),
-            "writable": store is not None,
-            "regexEngine": safe_regex.engine_description(),
-        }
 
     def save_layout(self, body: Any) -> dict[str, Any]:
         """`POST layouts`: validates and saves a user layout."""
-        store = self._writable_layouts()
-        if not isinstance(body, dict) or "layout" not in body:
-            raise ValueError(
-                'the body must be {"layout": {...}, "previousName": ...}'
-            )
-        unknown = set(body) - {"layout", "previousName", "overwrite"}
-        if unknown:
-            raise ValueError(f"unknown keys in the body: {sorted(unknown)}")
-        previous = body.get("previousName")
-        if previous is not None and not isinstance(previous, str):
-            raise ValueError("previousName must be a string or null")
-        overwrite = body.get("overwrite", True)
-        if not isinstance(overwrite, bool):
-            raise ValueError("overwrite must be true or false")
-        saved = store.save(
-            body["layout"], previous_name=previous, overwrite=overwrite
+        return layout_answers.save_layout(
+            self._layout_store, self._layout_path_reason, body
         )
-        return {"layout": saved}
 
     def delete_layout(self, name: str) -> dict[str, Any]:
         """`DELETE layouts?name=`: removes a user layout."""
-        store = self._writable_layouts()
-        if not store.delete(name):
-            raise NotFound(f"no layout named {name!r}")
-        return {"deleted": name}
+        return layout_answers.delete_layout(
+            self._layout_store, self._layout_path_reason, name
+        )
 
     def preview_layout(
         self, body: Any, *, should_stop: Callable[[], bool] | None = None
     ) -> dict[str, Any]:
-        """`POST layout_preview`: what each chart's regexes match now.
-
-        The layout may be half-written (its problem is in the answer), but
-        the body must be `{"layout": ...}`.
-        """
-        if not isinstance(body, dict) or set(body) != {"layout"}:
-            raise ValueError('the body must be {"layout": {...}}')
-        obj = body["layout"]
-        ctx = self._context()
-        candidates = [
-            layouts.Candidate(run, tag, _metric_name(ctx, run, tag))
-            for run, summary in sorted(ctx.summaries.items())
-            for tag in (*summary.scalar_tags, *ctx.speed.derived_tags(run))
-        ]
-        budget = Budget(layouts.MAX_PREVIEW_TESTS, should_stop=should_stop)
-        return layouts.preview_to_json(
-            layouts.preview_layout(obj, candidates, budget=budget)
+        """`POST layout_preview`: what each chart's regexes match now."""
+        return layout_answers.preview_layout(
+            self._context, body, should_stop=should_stop
         )
-
-    def _writable_layouts(self) -> LayoutStore:
-        if self._layout_store is None:
-            raise LayoutsUnavailable(
-                f"layouts cannot be saved: {self._layout_path_reason}"
-            )
-        return self._layout_store
 
     def memory_figures(self) -> dict[str, Any]:
         """Sizes of the store's data and of every cache kept across
@@ -654,16 +528,3 @@ class Api:
             raise NotFound(str(error)) from None
         payload["dataVersion"] = self._store.version
         return payload
-
-
-def _split_json(ctx: Context, run: str, tag: str) -> dict[str, Any]:
-    found = ctx.metric(run, tag)
-    return {
-        "split": None if found is None else found.split,
-        "splitSource": "unknown" if found is None else found.split_source,
-    }
-
-
-def _metric_name(ctx: Context, run: str, tag: str) -> str | None:
-    found = ctx.metric(run, tag)
-    return None if found is None else found.name
