@@ -58,6 +58,32 @@ def demo_client(demo_copy):
     return client
 
 
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium from /usr/bin/chromium through Playwright, for the
+    browser tests of tests/e2e and tests/cli. One a process: Playwright's
+    sync API runs one instance at a time, and an xdist worker may get a
+    file of either after one of the other. Missing Chromium is a failure,
+    never a skip. (Imported here, not above: the floors leg runs the ingest
+    tests without Playwright.)"""
+    from playwright.sync_api import sync_playwright
+
+    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
+
+    if not CHROMIUM.exists():
+        pytest.fail(
+            f"{CHROMIUM} is missing: the browser tests need Debian's Chromium "
+            "(apt-get install -y chromium)",
+            pytrace=False,
+        )
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
+        )
+        yield browser
+        browser.close()
+
+
 def pytest_configure(config):
     """With TBMF_TEST_WHEEL=1 (scripts/test.sh), the package under test must
     be the installed wheel, not the source tree: anything else stops the run
@@ -79,8 +105,8 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """Every test under tests/e2e is an e2e test (a real TensorBoard and
-    Chromium), marked or not: scripts/test.sh runs them one at a time, apart
-    from the tests it spreads over two workers."""
+    Chromium), marked or not: scripts/test.sh runs them on two workers of
+    their own, after the other tests (and those marked `serial` alone)."""
     e2e = os.path.join(os.path.dirname(os.path.realpath(__file__)), "e2e")
     for item in items:
         if os.path.realpath(item.path).startswith(e2e + os.sep):

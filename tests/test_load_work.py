@@ -347,6 +347,134 @@ def test_the_reload_thread_builds_the_context_after_each_reload():
     assert seen == [("reload", True), ("after", False)]
 
 
+def test_runs_says_loading_while_its_context_is_of_the_first_load(tmp_path):
+    """`loading: false` promises the whole first load (the browser tests
+    wait for it, then compare the run list with the disk). A request that
+    built its context mid-way through the first load, while the load
+    finished, said `loading: false` with the runs read so far (an S3 run
+    list without its last run, under load)."""
+    store = _store(runs=2, tags=2, points=10)
+    loader = _Reloading()
+    loader.loaded_once.clear()  # the first load is running
+    api = Api(
+        store,
+        loader,
+        ConfigFile(str(tmp_path / "absent.json"), optional=True),
+        None,
+        "none",
+    )
+    real = api._contexts.build
+
+    def build_while_the_load_ends(config):
+        context = real(config)  # the runs read so far
+        # The load reads its last run...
+        late = RunMeta("run_late", "run_late", "pytorch", "", "tfevents")
+        store.set_meta(late)
+        store.append_scalars(
+            "run_late",
+            "m0/loss",
+            np.array([1]),
+            np.array([2e9]),
+            np.array([0.5]),
+        )
+        loader.reloading = False
+        loader.loaded_once.set()  # ... and ends
+        return context
+
+    api._contexts.build = build_while_the_load_ends
+    answer = api.runs()
+    assert [r["run"] for r in answer["runs"]] == ["run0", "run1"]
+    assert answer["loading"] is True
+    api._contexts.build = real
+    api.settled_context()  # what the reload thread does next
+    answer = api.runs()
+    assert [r["run"] for r in answer["runs"]] == ["run0", "run1", "run_late"]
+    assert answer["loading"] is False
+
+
+def test_the_context_after_a_reload_waits_for_a_build_in_progress(tmp_path):
+    """A request building a context of part of the first load while the
+    load ended: `settled_context` (then `loaded_once`) used to return at
+    once, leaving the older context current."""
+    import threading
+
+    store = _store(runs=2, tags=2, points=10)
+    loader = _Reloading()
+    loader.loaded_once.clear()  # the first load is running
+    api = Api(
+        store,
+        loader,
+        ConfigFile(str(tmp_path / "absent.json"), optional=True),
+        None,
+        "none",
+    )
+    assert len(api.runs()["runs"]) == 2  # a context of part of the load
+    waiting = threading.Event()
+
+    class Watched(threading.Condition):
+        def wait(self, timeout=None):
+            waiting.set()
+            return super().wait(timeout)
+
+    api._built = Watched(api._lock)
+    gate = threading.Event()
+    building = threading.Event()
+    real = api._contexts.build
+
+    def held(config):
+        if not building.is_set():  # the request's build
+            building.set()
+            gate.wait(30)
+        return real(config)
+
+    api._contexts.build = held
+    store.set_meta(RunMeta("run2", "run2", "pytorch", "", "tfevents"))
+    store.append_scalars(
+        "run2", "m0/loss", np.array([1]), np.array([2e9]), np.array([0.5])
+    )
+    request = threading.Thread(target=api.runs)
+    request.start()
+    assert building.wait(30)
+    store.set_meta(RunMeta("run3", "run3", "pytorch", "", "tfevents"))
+    store.append_scalars(
+        "run3", "m0/loss", np.array([1]), np.array([2e9]), np.array([0.5])
+    )
+    loader.reloading = False  # the load ended: the reload thread settles
+    settle = threading.Thread(target=api.settled_context)
+    settle.start()
+    while settle.is_alive() and not waiting.wait(0.01):
+        pass
+    gate.set()
+    settle.join(30)
+    request.join(30)
+    assert not settle.is_alive() and not request.is_alive()
+    assert api._context_key[0] == store.version
+    loader.loaded_once.set()
+    assert [r["run"] for r in api.runs()["runs"]] == [
+        "run0", "run1", "run2", "run3",
+    ]  # fmt: skip
+
+
+def test_the_first_load_counts_as_done_once_its_context_is_built():
+    """`loaded_once` is set after `after_reload` (which builds the context
+    of the loaded data), so that no request sees it set and is answered
+    from a context of part of the first load."""
+    from tb_multiframework.ingest.periodic import PeriodicReload
+
+    seen = []
+
+    class Source(PeriodicReload):
+        def reload(self):
+            pass
+
+    source = Source()
+    source.after_reload = lambda: seen.append(source.loaded_once.is_set())
+    source.start(0)  # once
+    source._thread.join(30)
+    assert seen == [False]
+    assert source.loaded_once.is_set()
+
+
 def test_at_most_compute_slots_answers_are_computed_at_once(tmp_path):
     import threading
 

@@ -34,6 +34,7 @@ def runs_json(
     entries: list[dict[str, Any]],
     *,
     loader: Source | None,
+    loading: bool,
     config_error: str,
     data_version: int,
 ) -> dict[str, Any]:
@@ -42,8 +43,10 @@ def runs_json(
     Args:
       ctx: the context the entries were made from.
       entries: every run's entry (`run_entries.run_entries`).
-      loader: the source filling the store (its load state and errors),
-        None without one.
+      loader: the source filling the store (its errors), None without one.
+      loading: whether its first load was still running when `ctx` was
+        taken (read before: a context built while the load ended holds
+        part of it).
       config_error: why the user config could not be read, or "".
       data_version: the version `ctx` was built for.
     """
@@ -66,7 +69,7 @@ def runs_json(
     )
     return {
         "runs": entries,
-        "loading": loader is not None and not loader.loaded_once.is_set(),
+        "loading": loading,
         "dataVersion": data_version,
         "reload": (
             None

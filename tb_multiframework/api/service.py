@@ -220,8 +220,17 @@ class Api:
     def settled_context(self) -> None:
         """Builds the context of the data a reload left (the loader calls
         this after each background reload); requests meanwhile are answered
-        from the previous one."""
-        self._context()
+        from the previous one. Returns once that context is the current
+        one, also when a request was building an older one meanwhile (the
+        loader says the first load is done only then)."""
+        while True:
+            self._context()
+            key = (self._store.version, self._config())
+            with self._built:
+                if self._context_key == key and self._context_value is not None:
+                    return
+                while self._building:
+                    self._built.wait()
 
     def _cached(
         self,
@@ -264,11 +273,16 @@ class Api:
           all_tags: list every tag of each run (else the first
             `catalog.MAX_LISTED_TAGS` of each kind, with the counts).
         """
+        loader = self._loader
+        # Read before the context: one built while the first load ended
+        # holds part of it, and must not be answered as `loading: false`.
+        loading = loader is not None and not loader.loaded_once.is_set()
         ctx = self._context()
         return run_answers.runs_json(
             ctx,
             list(self._run_entries(ctx, all_tags)),
-            loader=self._loader,
+            loader=loader,
+            loading=loading,
             config_error=self._config_file.error,
             data_version=self._version_of(ctx),
         )

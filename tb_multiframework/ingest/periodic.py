@@ -14,7 +14,8 @@ class PeriodicReload:
     """Calls `reload()` in a daemon thread, then every `interval` seconds.
 
     Attributes:
-      loaded_once: set once the first reload finished (or failed).
+      loaded_once: set once the first reload finished (or failed) and
+        `after_reload` ran after it.
       last_error: the last reload's failure, "" after a good one.
       reloading: True while the background thread reloads.
       after_reload: called by the background thread after each reload
@@ -68,12 +69,14 @@ class PeriodicReload:
                 self.last_error = f"reload failed: {error!r}"
             finally:
                 self.reloading = False
-                self.loaded_once.set()
             if self.after_reload is not None:
                 try:
                     self.after_reload()
                 except Exception:  # noqa: BLE001 - keep the thread alive
                     logger.exception("tb_multiframework: after reload failed")
+            # Only now: requests answered once it is set get the context of
+            # the whole first load, never one of part of it.
+            self.loaded_once.set()
             if interval <= 0:
                 return
             self._stop.wait(interval)

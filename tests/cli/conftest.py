@@ -137,24 +137,3 @@ def write_run(
         str(directory / eventfiles.TORCH_NAME), eventfiles.record_bytes(events)
     )
     return directory
-
-
-@pytest.fixture(scope="module")
-def browser():
-    """Headless Chromium, as the browser tests launch it.
-
-    Module-scoped: Playwright's sync API runs one instance at a time, and
-    the e2e tests start their own for the session.
-    """
-    from playwright.sync_api import sync_playwright
-
-    from tests.e2e.conftest import CHROMIUM, CHROMIUM_ARGS
-
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing (apt-get install chromium)")
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()

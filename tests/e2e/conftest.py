@@ -10,7 +10,9 @@ Fixtures:
                    (logdir defaults to the copy above), waits for the plugin's
                    ``runs`` route to answer ``loading: false`` and stops the
                    process group at the end.
-  ``browser``      Chromium from ``/usr/bin/chromium`` through Playwright.
+  ``browser``      Chromium from ``/usr/bin/chromium`` through Playwright
+                   (in tests/conftest.py: one a process, shared with the
+                   browser tests of tests/cli).
   ``tb_page``      a fresh page whose console errors and uncaught errors,
                    including those of the plugin's iframe (CSP violations land
                    there), fail the test.
@@ -45,7 +47,6 @@ from playwright.sync_api import (
     ConsoleMessage,
     Frame,
     Page,
-    sync_playwright,
 )
 
 REPO = Path(__file__).resolve().parents[2]
@@ -249,23 +250,6 @@ def tb_server(
     yield get
     for server in servers.values():
         server.stop()
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium. Missing Chromium is a failure, never a skip."""
-    if not CHROMIUM.exists():
-        pytest.fail(
-            f"{CHROMIUM} is missing: the browser tests need Debian's Chromium "
-            "(apt-get install -y chromium)",
-            pytrace=False,
-        )
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS
-        )
-        yield browser
-        browser.close()
 
 
 @dataclass

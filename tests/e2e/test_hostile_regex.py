@@ -11,6 +11,10 @@ delayed. The same with the fallback engine (no google-re2: Python's re in a
 worker with a time budget): the slow pattern is cut off and refused, and the
 server stays responsive.
 
+Those tests assert latencies (marked `serial`: scripts/test.sh runs them
+alone, after the browser tests it spreads over two workers); the editor's
+test at the end asserts none.
+
 Logdir::
 
     logdir/
@@ -155,6 +159,7 @@ def hostile_server(tmp_path_factory):
     server.stop()
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("pattern", ISSUE_PATTERNS)
 def test_issue_patterns_answer_fast_on_8000_character_tags(
     hostile_server, pattern
@@ -178,6 +183,7 @@ def test_issue_patterns_answer_fast_on_8000_character_tags(
     assert saved < _FAST_S
 
 
+@pytest.mark.serial
 def test_alias_rules_with_the_issue_patterns_answer_fast(hostile_server):
     elapsed = _get(hostile_server, "metrics")
     with urllib.request.urlopen(
@@ -194,6 +200,7 @@ def test_alias_rules_with_the_issue_patterns_answer_fast(hostile_server):
     assert elapsed < _FAST_S * 3  # includes building the metric index
 
 
+@pytest.mark.serial
 def test_a_concurrent_request_is_not_delayed(hostile_server):
     def load() -> None:
         _post(
@@ -214,6 +221,7 @@ def test_a_concurrent_request_is_not_delayed(hostile_server):
     assert max(during) < _FAST_S * 5
 
 
+@pytest.mark.serial
 def test_the_fallback_engine_cuts_off_a_slow_pattern(tmp_path, monkeypatch):
     """Without google-re2: Python's re in a worker with a 0.5 s budget.
     `(a|aa)+$` against 41 `a`s and a `b` would take 14-25 s in re."""
