@@ -335,6 +335,10 @@ class Target:
             for key in ("mallocInUseBytes", "mallocFreeBytes", "mallocMmapBytes")
         }
         print(f"malloc MiB (in use, free kept, mmapped): {mib}")
+        where = last.get("rssBreakdownMiB") or {}
+        print("resident MiB by kind of map (first -> last report): " + ", ".join(
+            f"{kind} {first.get('rssBreakdownMiB', {}).get(kind, 0):.0f} -> {mib_:.0f}"
+            for kind, mib_ in where.items()))
         print(f"caches at the end: {json.dumps(last['figures'])}")
         for line in last.get("grew", []):
             print(f"  grew since the warm-up: {line}")
