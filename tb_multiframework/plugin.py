@@ -61,6 +61,12 @@ _STATIC_TYPES = {
 class MultiframeworkLoader(base_plugin.TBLoader):
     """Adds the plugin's flags and builds it."""
 
+    def __init__(self) -> None:
+        # Before TensorBoard starts its threads (it builds the loaders
+        # first): a thread that allocated before the settings keeps an
+        # arena of its own, which request threads would then share.
+        allocator.keep_freed_memory()
+
     def define_flags(self, parser: Any) -> None:
         group = parser.add_argument_group("tb_multiframework")
         group.add_argument(
