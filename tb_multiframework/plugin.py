@@ -25,7 +25,7 @@ from werkzeug import wrappers
 
 from tb_multiframework import i18n, wiring
 from tb_multiframework import route_args as args
-from tb_multiframework.api import catalog, memtrace
+from tb_multiframework.api import catalog, memtrace, stalltrace
 from tb_multiframework.api import service as api
 from tb_multiframework.api.limits import Busy, HeavySlots, peer_gone
 from tb_multiframework.core import (
@@ -137,6 +137,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         self._api = stack.api
         self._heavy = HeavySlots()
         memtrace.start_from_environment(self._api.memory_figures)
+        stalltrace.start_from_environment()
         if self._loader is not None:
             self._loader.after_reload = self._api.settled_context
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
