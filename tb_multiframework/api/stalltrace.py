@@ -6,8 +6,8 @@ thread that sleeps `TICK` seconds at a time. When it wakes more than
 running: another thread holding the GIL in one long call (a light request
 would have waited as long), or no free core. It then appends one JSON line
 to the file: how late it woke, and where every other busy thread is (the
-innermost frames; threads waiting on a lock, a socket or a sleep are left
-out). Right after a long call the thread that made it is still in the
+innermost frames of each thread the kernel has running or ready to run;
+threads asleep in a lock, the GIL, a socket or a sleep are left out). Right after a long call the thread that made it is still in the
 function that called it, so counting those functions over a soak says which
 work stalls light requests. `bench/bench_soak.py --trace-stalls` sets the
 variable and prints the summary.
@@ -85,15 +85,37 @@ def _watch(path: str, threshold: float, stop: threading.Event) -> None:
             out.write(json.dumps(record) + "\n")
 
 
+def _kernel_state(native_id: int | None) -> str:
+    """The thread's state letter in /proc ("R" running or runnable, "S"
+    asleep...), "" where unknown."""
+    if native_id is None:
+        return ""
+    try:
+        with open(
+            f"/proc/self/task/{native_id}/stat", encoding="ascii"
+        ) as stat:
+            return stat.read().rpartition(")")[2].split()[0]
+    except (OSError, IndexError):
+        return ""
+
+
 def busy_threads(frames: Mapping[int, object], skip: int) -> list[list[str]]:
     """The innermost frames ("file:line function") of each thread in
-    `frames` (`sys._current_frames()`) that is not waiting."""
+    `frames` (`sys._current_frames()`) that is not waiting: running or
+    ready to run in the kernel's view (state R), or, where /proc does not
+    say, whose innermost function is not a known wait."""
+    native = {t.ident: t.native_id for t in threading.enumerate()}
     found = []
     for ident, frame in frames.items():
         if ident == skip:
             continue
         stack = traceback.extract_stack(frame)[-FRAMES:]  # type: ignore[arg-type]
-        if not stack or stack[-1].name in _IDLE:
+        state = _kernel_state(native.get(ident))
+        if (
+            not stack
+            or (state or "R") != "R"
+            or (not state and stack[-1].name in _IDLE)
+        ):
             continue
         found.append(
             [
