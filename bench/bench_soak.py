@@ -21,11 +21,14 @@ its store holds: RSS minus those bytes separates growth of the data (the
 writer's run grows) from growth of everything else (caches, leaks), and
 its slope after the warm-up is printed. `--trace-memory` also traces
 allocations (tracemalloc: slower) and prints the source lines that grew
-most after the warm-up.
+most after the warm-up. `--trace-stalls` makes each server record when a
+watching thread woke more than 50 ms late and where its busy threads were
+(api/stalltrace.py), and prints how many such stalls there were after the
+warm-up and the functions most often busy in them.
 
 Usage: python bench/bench_soak.py [--minutes 10] [--runs 20]
        [--points 20000] [--rate 50] [--warmup 60] [--compare DIR]
-       [--trace-memory] [--env KEY=VALUE]
+       [--trace-memory] [--trace-stalls] [--env KEY=VALUE]
 (`--compare DIR` soaks a second TensorBoard running another checkout, e.g.
 a worktree of main, at the same time: the machine is shared and noisy, so
 the two are compared under the same load.)
@@ -242,6 +245,7 @@ class Target:
         self.logdir = os.path.join(folder, name)
         make_logdir(self.logdir, args.runs, args.points)
         self.memory_log = self.logdir + ".memory.jsonl"
+        self.stall_log = self.logdir + ".stalls.jsonl"
         self.process, self.base = start_tensorboard(
             self.logdir,
             pythonpath,
@@ -249,12 +253,15 @@ class Target:
                 "TBMF_TRACE_MEMORY": self.memory_log,
                 "TBMF_TRACE_MEMORY_SECONDS": str(args.warmup),
                 "TBMF_TRACE_MEMORY_LINES": "15" if args.trace_memory else "0",
+                **({"TBMF_TRACE_STALLS": self.stall_log} if args.trace_stalls else {}),
                 **(env or {}),
             },
         )
         self.rec = Recorder()
         self.rss: list[tuple[float, float]] = []
         self.warm_rss: float | None = None
+        self.started_at = time.time()  # set again when the clients start
+        self.warmup = args.warmup
 
     def threads(self, args, stop: threading.Event) -> list[threading.Thread]:
         runs = [f"run{r:02d}" for r in range(args.runs)]
@@ -307,6 +314,33 @@ class Target:
         print(f"RSS MiB: after warm-up {self.warm_rss:.0f}, end "
               f"{self.rss[-1][1]:.0f}, peak {peak:.0f}; by minute: {timeline}")
         self.report_memory()
+        self.report_stalls()
+
+    def report_stalls(self) -> None:
+        """The server's own stall records (`TBMF_TRACE_STALLS`,
+        api/stalltrace.py): how often its watching thread woke > 50 ms late
+        after the warm-up, and in which functions the busy threads were."""
+        try:
+            with open(self.stall_log) as lines:
+                records = [json.loads(line) for line in lines]
+        except OSError:
+            return
+        start = self.started_at + self.warmup
+        records = [r for r in records if r["at"] >= start]
+        late = sorted(r["lateMs"] for r in records)
+        over = sum(1 for ms in late if ms > 100)
+        print(f"stalls after the warm-up (watcher woke > 50 ms late): "
+              f"{len(late)}, of which > 100 ms: {over}"
+              + (f"; worst {late[-1]:.0f} ms" if late else ""))
+        where: collections.Counter[str] = collections.Counter()
+        for record in records:
+            if record["lateMs"] <= 100:
+                continue
+            for stack in record["threads"]:
+                ours = [f for f in stack if "tb_multiframework" in f]
+                where[(ours or stack)[0]] += 1
+        for frame, count in where.most_common(12):
+            print(f"  busy in {count:>4} stalls > 100 ms: {frame}")
 
     def report_memory(self) -> None:
         """The server's own memory reports (RSS minus the store's data)."""
@@ -335,6 +369,10 @@ class Target:
             for key in ("mallocInUseBytes", "mallocFreeBytes", "mallocMmapBytes")
         }
         print(f"malloc MiB (in use, free kept, mmapped): {mib}")
+        where = last.get("rssBreakdownMiB") or {}
+        print("resident MiB by kind of map (first -> last report): " + ", ".join(
+            f"{kind} {first.get('rssBreakdownMiB', {}).get(kind, 0):.0f} -> {mib_:.0f}"
+            for kind, mib_ in where.items()))
         print(f"caches at the end: {json.dumps(last['figures'])}")
         for line in last.get("grew", []):
             print(f"  grew since the warm-up: {line}")
@@ -363,6 +401,12 @@ def main() -> None:
         "print the source lines that grew most after the warm-up",
     )
     parser.add_argument(
+        "--trace-stalls",
+        action="store_true",
+        help="the servers record when a watching thread woke > 50 ms late "
+        "and where their busy threads were (api/stalltrace.py)",
+    )
+    parser.add_argument(
         "--compare",
         default="",
         help="another checkout, soaked at the same time (its own server, "
@@ -382,6 +426,8 @@ def main() -> None:
         for thread in threads:
             thread.start()
         begun = time.monotonic()
+        for target in targets:
+            target.started_at = time.time()  # the warm-up starts now
         end = begun + args.minutes * 60
         while time.monotonic() < end:
             now = time.monotonic() - begun

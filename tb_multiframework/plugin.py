@@ -25,7 +25,7 @@ from werkzeug import wrappers
 
 from tb_multiframework import i18n, wiring
 from tb_multiframework import route_args as args
-from tb_multiframework.api import catalog, memtrace
+from tb_multiframework.api import catalog, memtrace, stalltrace
 from tb_multiframework.api import service as api
 from tb_multiframework.api.limits import Busy, HeavySlots, peer_gone
 from tb_multiframework.core import (
@@ -60,6 +60,12 @@ _STATIC_TYPES = {
 
 class MultiframeworkLoader(base_plugin.TBLoader):
     """Adds the plugin's flags and builds it."""
+
+    def __init__(self) -> None:
+        # Before TensorBoard starts its threads (it builds the loaders
+        # first): a thread that allocated before the settings keeps an
+        # arena of its own, which request threads would then share.
+        allocator.keep_freed_memory()
 
     def define_flags(self, parser: Any) -> None:
         group = parser.add_argument_group("tb_multiframework")
@@ -131,6 +137,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         self._api = stack.api
         self._heavy = HeavySlots()
         memtrace.start_from_environment(self._api.memory_figures)
+        stalltrace.start_from_environment()
         if self._loader is not None:
             self._loader.after_reload = self._api.settled_context
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)

@@ -28,6 +28,7 @@ from tb_multiframework.api import memtrace
 from tb_multiframework.api import run_entries as api_run_entries
 from tb_multiframework.api import service as api_service
 from tb_multiframework.api.anomalies import AnomalyQuery
+from tb_multiframework.api import service
 from tb_multiframework.api.service import Api
 from tb_multiframework.core import anomalies
 from tb_multiframework.core.anomalies.base import Prepared
@@ -259,6 +260,34 @@ def test_memory_trace_appends_reports_to_the_named_file(tmp_path):
     assert report["figures"] == figures
     assert report["rssMiB"] > 0
     assert report["rssMinusDataMiB"] == pytest.approx(report["rssMiB"] - 3.0, abs=0.2)
+    # Where the resident pages are: the kinds of maps add up to the RSS.
+    where = report["rssBreakdownMiB"]
+    assert set(where) == {"heap", "arenas", "otherAnon", "files"}
+    assert sum(where.values()) == pytest.approx(report["rssMiB"], abs=8)
+
+
+def test_kept_answers_are_bounded_by_their_bytes(tmp_path):
+    api = _api(tmp_path, _store())
+    size = 3 * 2**20
+    sent = []
+    for n in range(20):
+        payload = {"n": n, "blob": "x" * size}
+        sent.append(len(json.dumps(payload, separators=(",", ":"))))
+        api._cached(("big", n), lambda payload=payload: payload)
+    figures = api.memory_figures()
+    # The newest answers whose bytes fit the bound, by their JSON lengths.
+    fitting, total = 0, 0
+    for length in reversed(sent):
+        if total + length > service._CACHE_BYTES:
+            break
+        fitting, total = fitting + 1, total + length
+    assert figures["answers"] == fitting == 10
+    assert figures["answerBytes"] == total
+    # An answer larger than the bound is answered, not kept (nor does it
+    # push the others out).
+    huge = {"blob": "y" * (service._CACHE_BYTES + 1)}
+    assert len(api._cached(("huge",), lambda: huge).data) > service._CACHE_BYTES
+    assert api.memory_figures()["answerBytes"] == total
 
 
 def test_memory_report_names_the_lines_that_grew():

@@ -85,6 +85,9 @@ __all__ = [
 ]
 
 _CACHE_ENTRIES = 64  # answers kept per data version
+# ... and their bytes, at most: a few answers of many runs' points would
+# otherwise keep hundreds of MiB (the soak's reached 66 MB).
+_CACHE_BYTES = 32 * 2**20
 # Answers computed at once (the machine: 2 cores). Others wait their turn
 # without holding the GIL, so a light request (runs, a kept answer) shares
 # the interpreter with at most this many computations, not with every
@@ -126,6 +129,7 @@ class Api:
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
+        self._cache_bytes = 0  # of the kept answers' JSON
         # The `runs` entries of the last context, per value of all_tags.
         self._runs_kept: dict[bool, tuple[Context, list[dict[str, Any]]]] = {}
         self._computing = threading.BoundedSemaphore(COMPUTE_SLOTS)
@@ -175,6 +179,7 @@ class Api:
             self._context_value = value
             self._context_key = key
             self._cache.clear()
+            self._cache_bytes = 0
         return value
 
     @contextlib.contextmanager
@@ -252,16 +257,26 @@ class Api:
                     return self._cache[key]
             payload = compute()
             value = Encoded(encode_json(payload), compress=compress)
-        if keep is not None and not keep(payload):
+        if (keep is not None and not keep(payload)) or len(
+            value.data
+        ) > _CACHE_BYTES:
             return value
         with self._lock:
             if self._context_value is not ctx:
                 # A newer context arrived while this was computed: the
                 # cache is now that one's; this answer may be older.
                 return value
+            old = self._cache.pop(key, None)
+            if old is not None:
+                self._cache_bytes -= len(old.data)
             self._cache[key] = value
-            while len(self._cache) > _CACHE_ENTRIES:
-                self._cache.popitem(last=False)
+            self._cache_bytes += len(value.data)
+            while (
+                len(self._cache) > _CACHE_ENTRIES
+                or self._cache_bytes > _CACHE_BYTES
+            ):
+                _, dropped = self._cache.popitem(last=False)
+                self._cache_bytes -= len(dropped.data)
         return value
 
     # Runs and metrics.
