@@ -129,7 +129,7 @@ class Api:
         self._cache: collections.OrderedDict[Hashable, Any] = (
             collections.OrderedDict()
         )
-        self._cache_bytes = 0  # of the kept answers' JSON
+        self._cache_bytes = 0  # of the kept answers' JSON (not their gzip)
         # The `runs` entries of the last context, per value of all_tags.
         self._runs_kept: dict[bool, tuple[Context, list[dict[str, Any]]]] = {}
         self._computing = threading.BoundedSemaphore(COMPUTE_SLOTS)

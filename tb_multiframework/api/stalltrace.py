@@ -7,9 +7,10 @@ running: another thread holding the GIL in one long call (a light request
 would have waited as long), or no free core. It then appends one JSON line
 to the file: how late it woke, and where every other busy thread is (the
 innermost frames of each thread the kernel has running or ready to run;
-threads asleep in a lock, the GIL, a socket or a sleep are left out). Right after a long call the thread that made it is still in the
-function that called it, so counting those functions over a soak says which
-work stalls light requests. `bench/bench_soak.py --trace-stalls` sets the
+threads asleep in a lock, the GIL, a socket or a sleep are left out).
+Right after a long call the thread that made it is still in the function
+that called it, so counting those functions over a soak says which work
+stalls light requests. `bench/bench_soak.py --trace-stalls` sets the
 variable and prints the summary.
 """
 
