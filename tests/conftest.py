@@ -105,8 +105,8 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(config, items):
     """Every test under tests/e2e is an e2e test (a real TensorBoard and
-    Chromium), marked or not: scripts/test.sh runs them on two workers of
-    their own, after the other tests (and those marked `serial` alone)."""
+    Chromium), marked or not: scripts/test.sh runs them one at a time,
+    after the other tests."""
     e2e = os.path.join(os.path.dirname(os.path.realpath(__file__)), "e2e")
     for item in items:
         if os.path.realpath(item.path).startswith(e2e + os.sep):

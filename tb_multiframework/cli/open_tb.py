@@ -222,6 +222,9 @@ def _baseline(
     return member[0] if member else None
 
 
+_STOP_SECONDS = 15.0  # for TensorBoard to exit after Ctrl-C, then killed
+
+
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -253,7 +256,13 @@ def _serve(
         code = process.wait()
     except KeyboardInterrupt:
         process.terminate()
-        process.wait()
+        try:
+            # Reads what it still writes (a full pipe would keep it from
+            # exiting), then waits; one that does not stop is killed.
+            process.communicate(timeout=_STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
         return common.EXIT_INTERRUPTED
     if not printed:
         raise common.UsageError(

@@ -11,9 +11,9 @@ delayed. The same with the fallback engine (no google-re2: Python's re in a
 worker with a time budget): the slow pattern is cut off and refused, and the
 server stays responsive.
 
-Those tests assert latencies (marked `serial`: scripts/test.sh runs them
-alone, after the browser tests it spreads over two workers); the editor's
-test at the end asserts none.
+Those tests assert latencies (marked `serial`: they must run alone, as
+scripts/test.sh runs every browser test); the editor's test at the end
+asserts none.
 
 Logdir::
 
