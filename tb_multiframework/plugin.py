@@ -252,6 +252,11 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
 
     @wrappers.Request.application
     def export_route(self, request: wrappers.Request) -> wrappers.Response:
+        if request.method not in ("GET", "HEAD"):
+            # A download, never a write: any other method is refused, not
+            # answered with the file (a fuzzed PUT got the CSV).
+            return _error(request, 405, f"method {request.method} not allowed")
+
         def run() -> wrappers.Response:
             fmt = args.choice(request, "format", ("csv", "json"), "csv")
             query = args.scalar_query(request)

@@ -47,6 +47,11 @@ def test_waiting_threads_are_left_out():
     try:
         import sys
 
+        # Until the kernel has it asleep in the wait (it starts running).
+        deadline = time.monotonic() + 10
+        while stalltrace._kernel_state(waiter.native_id) != "S":
+            assert time.monotonic() < deadline, "the waiter never slept"
+            time.sleep(0.01)
         busy = stalltrace.busy_threads(sys._current_frames(), skip=-1)
         flat = [frame for stack in busy for frame in stack]
         assert not any(frame.endswith(" wait") for frame in flat), busy

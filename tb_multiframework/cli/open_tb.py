@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import webbrowser
 from typing import Any
 from urllib.parse import quote
@@ -255,14 +256,16 @@ def _serve(
                 sys.stderr.write(line)
         code = process.wait()
     except KeyboardInterrupt:
+        # What it still writes is read (a full pipe would keep it from
+        # exiting) by a thread that nothing waits for: a process it started
+        # may hold the pipe open after it is gone.
+        threading.Thread(target=process.stderr.read, daemon=True).start()
         process.terminate()
         try:
-            # Reads what it still writes (a full pipe would keep it from
-            # exiting), then waits; one that does not stop is killed.
-            process.communicate(timeout=_STOP_SECONDS)
+            process.wait(timeout=_STOP_SECONDS)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.communicate()
+            process.kill()  # it did not stop
+            process.wait()
         return common.EXIT_INTERRUPTED
     if not printed:
         raise common.UsageError(
