@@ -100,6 +100,10 @@ def test_broken_dependency_is_one_line_exit_3(tmp_path, error, fragments):
     assert done.returncode == 0 and "usage: tbmf list" in done.stdout
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def test_ctrl_c_on_open_exits_130_and_stops_tensorboard():
     env = dict(os.environ)
     env["PYTHONPATH"] = ROOT + os.pathsep + env.get("PYTHONPATH", "")
@@ -124,6 +128,10 @@ def test_ctrl_c_on_open_exits_130_and_stops_tensorboard():
         env=env,
         cwd=ROOT,
         start_new_session=True,  # its own group, as a terminal's job
+        # ... with Ctrl-C's signal not ignored, as in a terminal's foreground
+        # job (a shell without job control starts background commands with
+        # SIGINT ignored, and a run of the suite from one passes that on).
+        preexec_fn=_default_sigint,
     )
     try:
         link = process.stdout.readline()
