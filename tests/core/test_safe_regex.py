@@ -88,6 +88,9 @@ def _random_name(rng: random.Random, ascii_only: bool) -> str:
     return name.rstrip("\n")  # `$` before a final newline differs
 
 
+_NESTED_QUANTIFIER = re.compile(r"[*+?}]\)[*+?{]")
+
+
 @pytest.mark.skipif(safe_regex.engine() != "re2", reason="needs google-re2")
 def test_translation_agrees_with_python_re_on_random_patterns():
     print(f"seed {SEED} (TBMF_FUZZ_SEED={SEED} replays it)")
@@ -97,6 +100,12 @@ def test_translation_agrees_with_python_re_on_random_patterns():
         pattern, spans_comparable = _random_pattern(rng)
         if rng.random() < 0.1:
             pattern = "(?a)" + pattern
+        if _NESTED_QUANTIFIER.search(pattern):
+            # Python's re, the reference, backtracks exponentially on a
+            # quantified group ending in a quantifier (seed 2924831513 hung
+            # the suite on "(?:(?:(?:(?:[^b1])*){2,}){0,2}?)+"); RE2 does
+            # not, so the reference cannot judge it in bounded time.
+            continue
         try:
             python = re.compile(pattern)
         except re.error:
