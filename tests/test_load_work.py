@@ -28,7 +28,6 @@ from tb_multiframework.api import memtrace
 from tb_multiframework.api import run_entries as api_run_entries
 from tb_multiframework.api import service as api_service
 from tb_multiframework.api.anomalies import AnomalyQuery
-from tb_multiframework.api import service
 from tb_multiframework.api.service import Api
 from tb_multiframework.core import anomalies
 from tb_multiframework.core.anomalies.base import Prepared
@@ -49,10 +48,10 @@ from tb_multiframework.store import scalar_reads
 from tb_multiframework.store.store import RunMeta, Store
 
 
-def _api(tmp_path, store: Store) -> Api:
+def _api(tmp_path, store: Store, loader=None) -> Api:
     return Api(
         store,
-        None,
+        loader,
         ConfigFile(str(tmp_path / "absent.json"), optional=True),
         None,
         "none",
@@ -278,15 +277,15 @@ def test_kept_answers_are_bounded_by_their_bytes(tmp_path):
     # The newest answers whose bytes fit the bound, by their JSON lengths.
     fitting, total = 0, 0
     for length in reversed(sent):
-        if total + length > service._CACHE_BYTES:
+        if total + length > api_service._CACHE_BYTES:
             break
         fitting, total = fitting + 1, total + length
     assert figures["answers"] == fitting == 10
     assert figures["answerBytes"] == total
     # An answer larger than the bound is answered, not kept (nor does it
     # push the others out).
-    huge = {"blob": "y" * (service._CACHE_BYTES + 1)}
-    assert len(api._cached(("huge",), lambda: huge).data) > service._CACHE_BYTES
+    huge = {"blob": "y" * (api_service._CACHE_BYTES + 1)}
+    assert len(api._cached(("huge",), lambda: huge).data) > api_service._CACHE_BYTES
     assert api.memory_figures()["answerBytes"] == total
 
 
@@ -327,13 +326,7 @@ class _Reloading:
 def test_requests_during_a_background_reload_build_no_context(tmp_path):
     store = _store(runs=2, tags=2, points=10)
     loader = _Reloading()
-    api = Api(
-        store,
-        loader,
-        ConfigFile(str(tmp_path / "absent.json"), optional=True),
-        None,
-        "none",
-    )
+    api = _api(tmp_path, store, loader)
     builds = []
     real = api._contexts.build
     api._contexts.build = lambda config: builds.append(1) or real(config)
@@ -385,13 +378,7 @@ def test_runs_says_loading_while_its_context_is_of_the_first_load(tmp_path):
     store = _store(runs=2, tags=2, points=10)
     loader = _Reloading()
     loader.loaded_once.clear()  # the first load is running
-    api = Api(
-        store,
-        loader,
-        ConfigFile(str(tmp_path / "absent.json"), optional=True),
-        None,
-        "none",
-    )
+    api = _api(tmp_path, store, loader)
     real = api._contexts.build
 
     def build_while_the_load_ends(config):
@@ -430,13 +417,7 @@ def test_the_context_after_a_reload_waits_for_a_build_in_progress(tmp_path):
     store = _store(runs=2, tags=2, points=10)
     loader = _Reloading()
     loader.loaded_once.clear()  # the first load is running
-    api = Api(
-        store,
-        loader,
-        ConfigFile(str(tmp_path / "absent.json"), optional=True),
-        None,
-        "none",
-    )
+    api = _api(tmp_path, store, loader)
     assert len(api.runs()["runs"]) == 2  # a context of part of the load
     waiting = threading.Event()
 
