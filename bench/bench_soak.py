@@ -24,7 +24,8 @@ allocations (tracemalloc: slower) and prints the source lines that grew
 most after the warm-up. `--trace-stalls` makes each server record when a
 watching thread woke more than 50 ms late and where its busy threads were
 (api/stalltrace.py), and prints how many such stalls there were after the
-warm-up and the functions most often busy in them.
+warm-up, the functions most often busy in them, and the garbage
+collections that held the GIL > 50 ms.
 
 Usage: python bench/bench_soak.py [--minutes 10] [--runs 20]
        [--points 20000] [--rate 50] [--warmup 60] [--compare DIR]
@@ -150,11 +151,12 @@ class Recorder:
         self.lock = threading.Lock()
         self.latency: dict[str, list[float]] = collections.defaultdict(list)
         self.status: collections.Counter[int] = collections.Counter()
+        self.slowest: list[tuple[float, float, str, str]] = []  # took, at, label, url
         self.measuring = False
 
     def get(self, base: str, route: str, label: str, params: list) -> None:
         url = base + route + ("?" + urllib.parse.urlencode(params) if params else "")
-        begun = time.monotonic()
+        begun, wall = time.monotonic(), time.time()
         try:
             with urllib.request.urlopen(url, timeout=120) as answer:
                 answer.read()
@@ -168,6 +170,8 @@ class Recorder:
             if self.measuring:
                 self.latency[label].append(took)
                 self.status[code] += 1
+                self.slowest.append((took, wall, label, url[len(base):]))
+                self.slowest = sorted(self.slowest, reverse=True)[:5]
 
 
 def client(rec: Recorder, base: str, runs: list[str], stop: threading.Event, seed: int) -> None:
@@ -307,6 +311,9 @@ class Target:
         errors = sum(n for code, n in rec.status.items() if code >= 500)
         print(f"status codes: {dict(sorted(rec.status.items()))}; "
               f"answers >= 500: {errors}")
+        for took, at, label, url in rec.slowest:
+            print(f"  slow: {took * 1e3:.0f} ms at {at - self.started_at:.0f} s "
+                  f"({label}) {url[:160]}")
         peak = max(r for _, r in self.rss)
         timeline = ", ".join(
             f"{t / 60:.0f} min {r:.0f}" for t, r in self.rss if int(t) % 60 < 5
@@ -326,7 +333,10 @@ class Target:
         except OSError:
             return
         start = self.started_at + self.warmup
-        records = [r for r in records if r["at"] >= start]
+        collections_ms = sorted(
+            r["gcMs"] for r in records if "gcMs" in r and r["at"] >= start
+        )
+        records = [r for r in records if r["at"] >= start and "lateMs" in r]
         late = sorted(r["lateMs"] for r in records)
         over = sum(1 for ms in late if ms > 100)
         print(f"stalls after the warm-up (watcher woke > 50 ms late): "
@@ -341,6 +351,9 @@ class Target:
                 where[(ours or stack)[0]] += 1
         for frame, count in where.most_common(12):
             print(f"  busy in {count:>4} stalls > 100 ms: {frame}")
+        print(f"garbage collections longer than 50 ms after the warm-up: "
+              f"{len(collections_ms)}"
+              + (f"; longest {collections_ms[-1]:.0f} ms" if collections_ms else ""))
 
     def report_memory(self) -> None:
         """The server's own memory reports (RSS minus the store's data)."""
@@ -373,6 +386,11 @@ class Target:
         print("resident MiB by kind of map (first -> last report): " + ", ".join(
             f"{kind} {first.get('rssBreakdownMiB', {}).get(kind, 0):.0f} -> {mib_:.0f}"
             for kind, mib_ in where.items()))
+        print("objects a full garbage collection walks / frozen out of it "
+              "(store/collector.py), by report: " + ", ".join(
+                  f"{r['figures'].get('gcOldObjects', '?')}"
+                  f"/{r['figures'].get('gcFrozenObjects', '?')}"
+                  for r in reports))
         print(f"caches at the end: {json.dumps(last['figures'])}")
         for line in last.get("grew", []):
             print(f"  grew since the warm-up: {line}")

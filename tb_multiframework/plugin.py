@@ -38,7 +38,7 @@ from tb_multiframework.settings.layouts import (
     LayoutStoreError,
 )
 from tb_multiframework.sources import SOURCES
-from tb_multiframework.store import allocator
+from tb_multiframework.store import allocator, collector
 from tb_multiframework.wiring import static_dir
 
 PLUGIN_NAME = "tb_multiframework"
@@ -139,7 +139,7 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
         memtrace.start_from_environment(self._api.memory_figures)
         stalltrace.start_from_environment()
         if self._loader is not None:
-            self._loader.after_reload = self._api.settled_context
+            self._loader.after_reload = self._after_reload
             interval = float(getattr(flags, "reload_interval", 5.0) or 0)
             blocking = getattr(flags, "reload_task", "auto") == "blocking"
             if blocking:
@@ -149,6 +149,12 @@ class MultiframeworkPlugin(base_plugin.TBPlugin):
                     self._loader.loaded_once.set()
             if interval > 0 or not blocking:
                 self._loader.start(interval, wait_first=blocking)
+
+    def _after_reload(self) -> None:
+        self._api.settled_context()
+        # What the reload added is long-lived now: keep full collections
+        # short (store/collector.py).
+        collector.freeze_long_lived()
 
     def get_plugin_apps(self) -> dict[str, Callable[..., Any]]:
         return {

@@ -3,6 +3,7 @@ the GIL in one long call, and names where that thread was."""
 
 from __future__ import annotations
 
+import gc
 import json
 import threading
 import time
@@ -60,3 +61,36 @@ def test_waiting_threads_are_left_out():
     finally:
         event.set()
         waiter.join()
+
+
+def test_a_long_garbage_collection_is_recorded_with_its_generation(tmp_path):
+    # A collection holds the GIL without showing in any thread's frames:
+    # it is recorded apart, by a gc callback, while the watch runs.
+    path = tmp_path / "stalls.jsonl"
+    stop = threading.Event()
+    before = list(gc.callbacks)
+    watcher = stalltrace.start_from_environment(
+        {stalltrace.ENV_FILE: str(path), stalltrace.ENV_MS: "0"}, stop
+    )
+    assert watcher is not None
+    gc.disable()  # only the collection below runs
+    try:
+        deadline = time.monotonic() + 10
+        while len(gc.callbacks) == len(before):  # the timer is installed
+            assert time.monotonic() < deadline, "no gc callback installed"
+            time.sleep(0.01)
+        kept = [[i] for i in range(200_000)]  # something to walk
+        started = time.perf_counter()
+        gc.collect()
+        took_ms = (time.perf_counter() - started) * 1e3
+        del kept
+    finally:
+        gc.enable()
+        stop.set()
+        watcher.join(5)
+    assert gc.callbacks == before  # removed when the watch ends
+    records = [json.loads(line) for line in path.read_text().splitlines()]
+    collections = [r for r in records if "gcMs" in r]
+    assert [r["generation"] for r in collections] == [2], records
+    # The recorded duration is the collection's, within what the caller saw.
+    assert 0 < collections[0]["gcMs"] <= took_ms + 0.1, (records, took_ms)

@@ -65,7 +65,7 @@ from tb_multiframework.settings.config import Config, ConfigFile
 from tb_multiframework.settings.corrections import save_run_settings
 from tb_multiframework.settings.layouts import LayoutStore
 from tb_multiframework.sources import Source
-from tb_multiframework.store import allocator
+from tb_multiframework.store import allocator, collector
 from tb_multiframework.store.store import Store
 
 # Names other modules import from here, wherever they are defined.
@@ -487,6 +487,7 @@ class Api:
             "anomalyResults": self._anomalies.kept,
             **self._contexts.figures(),
             **allocator.malloc_figures(),
+            **collector.collector_figures(),
         }
 
     # In-process callers (the `tbmf` command line, the Python API).

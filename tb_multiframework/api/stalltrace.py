@@ -10,12 +10,16 @@ innermost frames of each thread the kernel has running or ready to run;
 threads asleep in a lock, the GIL, a socket or a sleep are left out).
 Right after a long call the thread that made it is still in the function
 that called it, so counting those functions over a soak says which work
-stalls light requests. `bench/bench_soak.py --trace-stalls` sets the
-variable and prints the summary.
+stalls light requests. It also appends one line for each garbage
+collection that held the GIL longer than the threshold (`gcMs`, its
+generation): those stall every thread without showing in any frame.
+`bench/bench_soak.py --trace-stalls` sets the variable and prints the
+summary.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import sys
@@ -68,7 +72,40 @@ def start_from_environment(
     return thread
 
 
+class _CollectionTimer:
+    """A `gc.callbacks` entry appending collections longer than
+    `threshold` seconds to the file."""
+
+    def __init__(self, path: str, threshold: float) -> None:
+        self._path = path
+        self._threshold = threshold
+        self._started = 0.0
+
+    def __call__(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+            return
+        took = time.perf_counter() - self._started
+        if took > self._threshold:
+            record = {
+                "gcMs": round(took * 1e3, 1),
+                "generation": info.get("generation"),
+                "at": time.time(),
+            }
+            with open(self._path, "a", encoding="utf-8") as out:
+                out.write(json.dumps(record) + "\n")
+
+
 def _watch(path: str, threshold: float, stop: threading.Event) -> None:
+    timer = _CollectionTimer(path, threshold)
+    gc.callbacks.append(timer)
+    try:
+        _watch_wake_ups(path, threshold, stop)
+    finally:
+        gc.callbacks.remove(timer)
+
+
+def _watch_wake_ups(path: str, threshold: float, stop: threading.Event) -> None:
     me = threading.get_ident()
     while not stop.is_set():
         started = time.perf_counter()

@@ -3,5 +3,6 @@
 `store.py` is the columnar store the readers append to and every route reads;
 `series.py` the containers a series lives in (packed scalar blocks, histogram
 chunks); `packing.py` the exact compact columns; `allocator.py` the malloc
-settings that suit it. Persistence of the store is `cache/`.
+settings that suit it; `collector.py` keeps the server's garbage collections
+short. Persistence of the store is `cache/`.
 """
