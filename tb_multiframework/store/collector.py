@@ -10,10 +10,12 @@ the soak (`bench/bench_soak.py`), and each took 100–195 ms there: those
 were every light request stalled > 100 ms (the stall trace matched each
 one to a collection; none was left after the fix).
 
-`freeze_long_lived` moves what the oldest generation holds into Python's
-permanent generation (`gc.freeze`) once it has grown past `FREEZE_AFTER`
-objects, after a collection (so no garbage already there is frozen):
-later collections walk only what came after, a few milliseconds. The
+`freeze_long_lived` waits until the oldest generation holds
+`FREEZE_AFTER` objects, collects (so no garbage already there is frozen),
+then moves every object the collector tracks (after that collection
+nearly all in the oldest generation) into Python's permanent generation
+(`gc.freeze`): later collections walk only what came after, a few
+milliseconds. The
 server calls it after each reload, when what a reload added (TensorBoard's
 and the store's data) has become long-lived.
 
