@@ -122,8 +122,13 @@ def _trace(
         report["seconds"] = round(time.monotonic() - begun)
         if baseline is None:
             baseline = snapshot
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(json.dumps(report) + "\n")
+        append_json_line(path, report)
+
+
+def append_json_line(path: str, record: Mapping[str, Any]) -> None:
+    """Appends `record` as one JSON line (the soak reports' format)."""
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
 
 
 def memory_report(

@@ -20,13 +20,14 @@ summary.
 from __future__ import annotations
 
 import gc
-import json
 import os
 import sys
 import threading
 import time
 import traceback
 from collections.abc import Mapping
+
+from tb_multiframework.api.memtrace import append_json_line
 
 ENV_FILE = "TBMF_TRACE_STALLS"
 ENV_MS = "TBMF_TRACE_STALLS_MS"
@@ -92,8 +93,7 @@ class _CollectionTimer:
                 "generation": info.get("generation"),
                 "at": time.time(),
             }
-            with open(self._path, "a", encoding="utf-8") as out:
-                out.write(json.dumps(record) + "\n")
+            append_json_line(self._path, record)
 
 
 def _watch(path: str, threshold: float, stop: threading.Event) -> None:
@@ -119,8 +119,7 @@ def _watch_wake_ups(path: str, threshold: float, stop: threading.Event) -> None:
             "at": time.time(),
             "threads": busy,
         }
-        with open(path, "a", encoding="utf-8") as out:
-            out.write(json.dumps(record) + "\n")
+        append_json_line(path, record)
 
 
 def _kernel_state(native_id: int | None) -> str:
